@@ -1,0 +1,555 @@
+//! The position: where the pieces stand, who moves, castling, en passant, the clocks, and an
+//! incrementally kept Zobrist key. Moves are played copy-make: copy the position (it is small
+//! and `Copy`) and call `play` on the copy; there is no unmake.
+
+use super::attacks::{
+    between, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, queen_attacks,
+    rook_attacks,
+};
+use super::bitboard::Bitboard;
+use super::castling::{CastlingRights, CastlingSide};
+use super::moves::{Move, MoveKind};
+use super::types::{Color, Piece, Rank, Role, Square};
+use super::zobrist;
+
+#[derive(Clone, Copy)]
+pub struct Position {
+    by_role: [Bitboard; 6],
+    by_color: [Bitboard; 2],
+    /// What stands on each square (the colour is in `by_color`).
+    roles: [Option<Role>; 64],
+    key: u64,
+    /// Pieces of the side not to move that give check to the side to move.
+    checkers: Bitboard,
+    side: Color,
+    castling: CastlingRights,
+    /// The rook each castling right belongs to, by `CastlingRights::index`.
+    castle_rooks: [Square; 4],
+    /// Set only when a legal en-passant capture exists, so equal positions hash equal.
+    ep_square: Option<Square>,
+    halfmove_clock: u16,
+    fullmove_number: u16,
+    chess960: bool,
+}
+
+impl Position {
+    /// The standard starting position.
+    pub fn startpos() -> Position {
+        Position::from_fen(super::fen::STARTPOS_FEN).expect("start position FEN is valid")
+    }
+
+    /// An empty board, White to move; for building positions square by square (FEN, edit).
+    pub(crate) fn empty() -> Position {
+        Position {
+            by_role: [Bitboard::EMPTY; 6],
+            by_color: [Bitboard::EMPTY; 2],
+            roles: [None; 64],
+            key: 0,
+            checkers: Bitboard::EMPTY,
+            side: Color::White,
+            castling: CastlingRights::NONE,
+            castle_rooks: [Square::H1, Square::A1, Square::H8, Square::A8],
+            ep_square: None,
+            halfmove_clock: 0,
+            fullmove_number: 1,
+            chess960: false,
+        }
+    }
+
+    // ----- reading the position -----
+
+    #[inline(always)]
+    pub fn side_to_move(&self) -> Color {
+        self.side
+    }
+
+    #[inline(always)]
+    pub fn pieces(&self, color: Color, role: Role) -> Bitboard {
+        self.by_color[color.index()] & self.by_role[role.index()]
+    }
+
+    #[inline(always)]
+    pub fn role_bb(&self, role: Role) -> Bitboard {
+        self.by_role[role.index()]
+    }
+
+    #[inline(always)]
+    pub fn color_bb(&self, color: Color) -> Bitboard {
+        self.by_color[color.index()]
+    }
+
+    #[inline(always)]
+    pub fn occupied(&self) -> Bitboard {
+        self.by_color[0] | self.by_color[1]
+    }
+
+    #[inline(always)]
+    pub fn role_on(&self, sq: Square) -> Option<Role> {
+        self.roles[sq.index()]
+    }
+
+    #[inline(always)]
+    pub fn piece_on(&self, sq: Square) -> Option<Piece> {
+        let role = self.roles[sq.index()]?;
+        let color = if self.by_color[0].contains(sq) {
+            Color::White
+        } else {
+            Color::Black
+        };
+        Some(Piece::new(color, role))
+    }
+
+    #[inline(always)]
+    pub fn king(&self, color: Color) -> Square {
+        self.pieces(color, Role::King).first()
+    }
+
+    #[inline(always)]
+    pub fn key(&self) -> u64 {
+        self.key
+    }
+
+    #[inline(always)]
+    pub fn checkers(&self) -> Bitboard {
+        self.checkers
+    }
+
+    #[inline(always)]
+    pub fn in_check(&self) -> bool {
+        self.checkers.non_empty()
+    }
+
+    #[inline(always)]
+    pub fn castling(&self) -> CastlingRights {
+        self.castling
+    }
+
+    /// The rook square of a castling right (meaningful while the right is held).
+    #[inline(always)]
+    pub fn castle_rook(&self, color: Color, side: CastlingSide) -> Square {
+        self.castle_rooks[CastlingRights::index(color, side)]
+    }
+
+    #[inline(always)]
+    pub fn ep_square(&self) -> Option<Square> {
+        self.ep_square
+    }
+
+    #[inline(always)]
+    pub fn halfmove_clock(&self) -> u16 {
+        self.halfmove_clock
+    }
+
+    #[inline(always)]
+    pub fn fullmove_number(&self) -> u16 {
+        self.fullmove_number
+    }
+
+    /// Whether castling is written and read the Chess960 way.
+    #[inline(always)]
+    pub fn is_chess960(&self) -> bool {
+        self.chess960
+    }
+
+    pub fn set_chess960(&mut self, on: bool) {
+        self.chess960 = on;
+    }
+
+    /// Pieces of either colour attacking `sq`, given the occupancy `occupied`.
+    #[inline(always)]
+    pub fn attackers_to(&self, sq: Square, occupied: Bitboard) -> Bitboard {
+        let rq = self.by_role[Role::Rook.index()] | self.by_role[Role::Queen.index()];
+        let bq = self.by_role[Role::Bishop.index()] | self.by_role[Role::Queen.index()];
+        (rook_attacks(sq, occupied) & rq)
+            | (bishop_attacks(sq, occupied) & bq)
+            | (knight_attacks(sq) & self.by_role[Role::Knight.index()])
+            | (king_attacks(sq) & self.by_role[Role::King.index()])
+            | (pawn_attacks(Color::White, sq) & self.pieces(Color::Black, Role::Pawn))
+            | (pawn_attacks(Color::Black, sq) & self.pieces(Color::White, Role::Pawn))
+    }
+
+    /// Whether any piece of `by` attacks `sq` with the occupancy `occupied`.
+    #[inline(always)]
+    pub fn is_attacked(&self, sq: Square, by: Color, occupied: Bitboard) -> bool {
+        let them = self.by_color[by.index()];
+        let queens = self.by_role[Role::Queen.index()];
+        (knight_attacks(sq) & self.by_role[Role::Knight.index()] & them).non_empty()
+            || (pawn_attacks(!by, sq) & self.by_role[Role::Pawn.index()] & them).non_empty()
+            || (king_attacks(sq) & self.by_role[Role::King.index()] & them).non_empty()
+            || (rook_attacks(sq, occupied) & (self.by_role[Role::Rook.index()] | queens) & them)
+                .non_empty()
+            || (bishop_attacks(sq, occupied) & (self.by_role[Role::Bishop.index()] | queens) & them)
+                .non_empty()
+    }
+
+    /// Squares attacked by `role` of `color` standing on `sq` (pawns: captures only).
+    #[inline(always)]
+    pub fn attacks_from(role: Role, color: Color, sq: Square, occupied: Bitboard) -> Bitboard {
+        match role {
+            Role::Pawn => pawn_attacks(color, sq),
+            Role::Knight => knight_attacks(sq),
+            Role::Bishop => bishop_attacks(sq, occupied),
+            Role::Rook => rook_attacks(sq, occupied),
+            Role::Queen => queen_attacks(sq, occupied),
+            Role::King => king_attacks(sq),
+        }
+    }
+
+    // ----- changing the position -----
+
+    #[inline(always)]
+    fn put(&mut self, piece: Piece, sq: Square) {
+        let bb = Bitboard::from_square(sq);
+        self.by_role[piece.role().index()] |= bb;
+        self.by_color[piece.color().index()] |= bb;
+        self.roles[sq.index()] = Some(piece.role());
+        self.key ^= zobrist::piece(piece, sq);
+    }
+
+    #[inline(always)]
+    fn remove(&mut self, piece: Piece, sq: Square) {
+        let bb = Bitboard::from_square(sq);
+        self.by_role[piece.role().index()] ^= bb;
+        self.by_color[piece.color().index()] ^= bb;
+        self.roles[sq.index()] = None;
+        self.key ^= zobrist::piece(piece, sq);
+    }
+
+    #[inline(always)]
+    fn shift(&mut self, piece: Piece, from: Square, to: Square) {
+        let bb = Bitboard::from_square(from) | Bitboard::from_square(to);
+        self.by_role[piece.role().index()] ^= bb;
+        self.by_color[piece.color().index()] ^= bb;
+        self.roles[from.index()] = None;
+        self.roles[to.index()] = Some(piece.role());
+        self.key ^= zobrist::piece(piece, from) ^ zobrist::piece(piece, to);
+    }
+
+    /// Puts a piece on an empty square (for FEN and board set-up; no legality checks).
+    pub(crate) fn set_up_piece(&mut self, piece: Piece, sq: Square) {
+        debug_assert!(self.roles[sq.index()].is_none());
+        self.put(piece, sq);
+    }
+
+    pub(crate) fn set_up_state(
+        &mut self,
+        side: Color,
+        castling: CastlingRights,
+        castle_rooks: [Square; 4],
+        ep_candidate: Option<Square>,
+        halfmove_clock: u16,
+        fullmove_number: u16,
+    ) {
+        self.side = side;
+        self.castling = castling;
+        self.castle_rooks = castle_rooks;
+        self.halfmove_clock = halfmove_clock;
+        self.fullmove_number = fullmove_number.max(1);
+        self.ep_square = None;
+        self.refresh_checkers();
+        if let Some(ep) = ep_candidate {
+            // The double-pushed pawn passed over `ep` from the square behind it: both empty.
+            let origin = if side == Color::White { ep.offset(8) } else { ep.offset(-8) };
+            if self.role_on(ep).is_none() && self.role_on(origin).is_none() && self.ep_capture_exists(ep) {
+                self.ep_square = Some(ep);
+            }
+        }
+        self.key = self.compute_key();
+    }
+
+    #[inline(always)]
+    fn refresh_checkers(&mut self) {
+        let us = self.side;
+        self.checkers = self.attackers_to(self.king(us), self.occupied()) & self.color_bb(!us);
+    }
+
+    /// Plays a legal move on this position. The move must come from this position's legal
+    /// move list (or pass `is_legal`); anything else corrupts the position.
+    #[inline]
+    pub fn play(&mut self, mv: Move) {
+        let us = self.side;
+        let them = !us;
+        let from = mv.from();
+        let to = mv.to();
+        // SAFETY-free fast path: a legal move always starts on one of our pieces.
+        let role = match self.roles[from.index()] {
+            Some(r) => r,
+            None => {
+                debug_assert!(false, "play: no piece on {from} for {mv:?}");
+                return;
+            }
+        };
+        let moving = Piece::new(us, role);
+
+        self.key ^= zobrist::side();
+        if let Some(ep) = self.ep_square.take() {
+            self.key ^= zobrist::en_passant(ep.file());
+        }
+        self.halfmove_clock += 1;
+        let old_rights = self.castling;
+
+        match mv.kind() {
+            MoveKind::Castle => {
+                let side = if to > from {
+                    CastlingSide::King
+                } else {
+                    CastlingSide::Queen
+                };
+                let rook = Piece::new(us, Role::Rook);
+                self.remove(moving, from);
+                self.remove(rook, to);
+                self.put(moving, side.king_to(us));
+                self.put(rook, side.rook_to(us));
+                self.castling.remove_color(us);
+            }
+            kind => {
+                if let Some(captured) = self.roles[to.index()] {
+                    self.remove(Piece::new(them, captured), to);
+                    self.halfmove_clock = 0;
+                }
+                match kind {
+                    MoveKind::Promotion(promoted) => {
+                        self.remove(moving, from);
+                        self.put(Piece::new(us, promoted), to);
+                    }
+                    _ => self.shift(moving, from, to),
+                }
+                if role == Role::Pawn {
+                    self.halfmove_clock = 0;
+                    let forward: i8 = if us == Color::White { 8 } else { -8 };
+                    if kind == MoveKind::EnPassant {
+                        self.remove(Piece::new(them, Role::Pawn), to.offset(-forward));
+                    } else if to.index() ^ from.index() == 16 {
+                        // Double push: note the square only if the opponent can take there.
+                        let ep = from.offset(forward);
+                        if (pawn_attacks(us, ep) & self.pieces(them, Role::Pawn)).non_empty() {
+                            self.ep_square = Some(ep);
+                        }
+                    }
+                } else if role == Role::King {
+                    self.castling.remove_color(us);
+                }
+                if !self.castling.is_empty() {
+                    self.castling = self.rights_after_touching(self.castling, from, to);
+                }
+            }
+        }
+
+        if self.castling != old_rights {
+            self.key ^= zobrist::castling(old_rights.bits()) ^ zobrist::castling(self.castling.bits());
+        }
+        if us == Color::Black {
+            self.fullmove_number += 1;
+        }
+        self.side = them;
+        self.refresh_checkers();
+        if let Some(ep) = self.ep_square {
+            // Keep it only if a capture there is legal (a pin or check may forbid it).
+            if self.ep_capture_exists(ep) {
+                self.key ^= zobrist::en_passant(ep.file());
+            } else {
+                self.ep_square = None;
+            }
+        }
+    }
+
+    /// Rights left after a move from or to these squares (a rook moved or was taken).
+    #[inline(always)]
+    fn rights_after_touching(&self, mut rights: CastlingRights, a: Square, b: Square) -> CastlingRights {
+        for color in Color::ALL {
+            for side in CastlingSide::BOTH {
+                let rook = self.castle_rook(color, side);
+                if rook == a || rook == b {
+                    rights.remove(color, side);
+                }
+            }
+        }
+        rights
+    }
+
+    /// Passes the move to the opponent (for null-move pruning). Not legal when in check.
+    pub fn play_null(&mut self) {
+        debug_assert!(!self.in_check());
+        self.key ^= zobrist::side();
+        if let Some(ep) = self.ep_square.take() {
+            self.key ^= zobrist::en_passant(ep.file());
+        }
+        self.halfmove_clock += 1;
+        if self.side == Color::Black {
+            self.fullmove_number += 1;
+        }
+        self.side = !self.side;
+        self.refresh_checkers();
+    }
+
+    /// The position after `mv` (copy-make).
+    #[inline(always)]
+    pub fn after(&self, mv: Move) -> Position {
+        let mut next = *self;
+        next.play(mv);
+        next
+    }
+
+    /// Whether the side to move could legally capture en passant onto `ep`.
+    pub(crate) fn ep_capture_exists(&self, ep: Square) -> bool {
+        let us = self.side;
+        let capturers = pawn_attacks(!us, ep) & self.pieces(us, Role::Pawn);
+        capturers.into_iter().any(|from| self.ep_capture_is_legal(from, ep))
+    }
+
+    /// Whether our pawn on `from` taking en passant onto `ep` leaves our king safe. Done by
+    /// trying it on the bitboards: en passant removes two pieces from a line at once, which
+    /// ordinary pin logic does not see.
+    #[inline]
+    pub(crate) fn ep_capture_is_legal(&self, from: Square, ep: Square) -> bool {
+        let us = self.side;
+        let them = !us;
+        let victim = if us == Color::White {
+            ep.offset(-8)
+        } else {
+            ep.offset(8)
+        };
+        if !self.pieces(them, Role::Pawn).contains(victim) {
+            return false;
+        }
+        let occupied = (self.occupied() ^ Bitboard::from_square(from) ^ Bitboard::from_square(victim))
+            | Bitboard::from_square(ep);
+        let king = self.king(us);
+        let attackers = self.attackers_to(king, occupied)
+            & self.color_bb(them)
+            & !Bitboard::from_square(victim);
+        attackers.is_empty()
+    }
+
+    /// The Zobrist key computed from scratch (the incremental one must always equal it).
+    pub fn compute_key(&self) -> u64 {
+        let mut key = 0;
+        for sq in self.occupied() {
+            key ^= zobrist::piece(self.piece_on(sq).unwrap(), sq);
+        }
+        if self.side == Color::Black {
+            key ^= zobrist::side();
+        }
+        key ^= zobrist::castling(self.castling.bits());
+        if let Some(ep) = self.ep_square {
+            key ^= zobrist::en_passant(ep.file());
+        }
+        key
+    }
+
+    /// Checks the redundant parts of the position against each other: bitboards against the
+    /// mailbox, the key against a recomputation, the checkers. For tests and debug builds.
+    pub fn validate(&self) -> Result<(), String> {
+        let mut all = Bitboard::EMPTY;
+        for role in Role::ALL {
+            let bb = self.by_role[role.index()];
+            if (all & bb).non_empty() {
+                return Err(format!("{} bitboard overlaps another", role.name()));
+            }
+            all |= bb;
+        }
+        if all != self.occupied() || (self.by_color[0] & self.by_color[1]).non_empty() {
+            return Err("colour and role bitboards disagree".into());
+        }
+        for sq in Square::all() {
+            let from_bb = Role::ALL.into_iter().find(|r| self.by_role[r.index()].contains(sq));
+            if from_bb != self.roles[sq.index()] {
+                return Err(format!("mailbox disagrees with bitboards on {sq}"));
+            }
+        }
+        for color in Color::ALL {
+            if self.pieces(color, Role::King).count() != 1 {
+                return Err(format!("{} has no single king", color.name()));
+            }
+        }
+        if self.key != self.compute_key() {
+            return Err("incremental Zobrist key differs from a recomputation".into());
+        }
+        let us = self.side;
+        let checkers = self.attackers_to(self.king(us), self.occupied()) & self.color_bb(!us);
+        if checkers != self.checkers {
+            return Err("checkers are stale".into());
+        }
+        Ok(())
+    }
+
+    /// Whether the side to move has only its king and pawns (null-move pruning is unsafe).
+    pub fn only_king_and_pawns(&self, color: Color) -> bool {
+        (self.color_bb(color) & !self.by_role[Role::Pawn.index()] & !self.by_role[Role::King.index()])
+            .is_empty()
+    }
+
+    /// Neither side can ever mate: K v K, K+minor v K, K+B v K+B with bishops on one colour.
+    pub fn is_insufficient_material(&self) -> bool {
+        let heavy = self.by_role[Role::Pawn.index()]
+            | self.by_role[Role::Rook.index()]
+            | self.by_role[Role::Queen.index()];
+        if heavy.non_empty() {
+            return false;
+        }
+        let minors = self.by_role[Role::Knight.index()] | self.by_role[Role::Bishop.index()];
+        if minors.count() <= 1 {
+            return true;
+        }
+        let bishops = self.by_role[Role::Bishop.index()];
+        if self.by_role[Role::Knight.index()].is_empty() {
+            return (bishops & Bitboard::DARK_SQUARES).is_empty()
+                || (bishops & !Bitboard::DARK_SQUARES).is_empty();
+        }
+        false
+    }
+
+    /// Rank of `sq` from the point of view of the side to move (for pawn logic elsewhere).
+    pub fn relative_rank(&self, sq: Square) -> Rank {
+        sq.rank().relative_to(self.side)
+    }
+
+    /// Squares between king and its castling destination, plus rook path: must be empty.
+    pub(crate) fn castling_path(&self, color: Color, side: CastlingSide) -> (Bitboard, Bitboard) {
+        let king = self.king(color);
+        let rook = self.castle_rook(color, side);
+        let king_to = side.king_to(color);
+        let rook_to = side.rook_to(color);
+        let king_path = between(king, king_to) | Bitboard::from_square(king_to);
+        let must_be_empty = (king_path | between(rook, rook_to) | Bitboard::from_square(rook_to))
+            & !Bitboard::from_square(king)
+            & !Bitboard::from_square(rook);
+        (must_be_empty, king_path)
+    }
+}
+
+/// Equal when the same pieces stand on the same squares with the same side to move, rights,
+/// castling rooks (of rights held), en-passant square and clocks. Whether castling is written
+/// the Chess960 way is notation, not position, and is not compared.
+impl PartialEq for Position {
+    fn eq(&self, other: &Position) -> bool {
+        let rooks_match = Color::ALL.into_iter().all(|color| {
+            CastlingSide::BOTH.into_iter().all(|side| {
+                !self.castling.has(color, side)
+                    || self.castle_rook(color, side) == other.castle_rook(color, side)
+            })
+        });
+        self.by_role == other.by_role
+            && self.by_color == other.by_color
+            && self.side == other.side
+            && self.castling == other.castling
+            && rooks_match
+            && self.ep_square == other.ep_square
+            && self.halfmove_clock == other.halfmove_clock
+            && self.fullmove_number == other.fullmove_number
+    }
+}
+
+impl Eq for Position {}
+
+impl Default for Position {
+    fn default() -> Self {
+        Position::startpos()
+    }
+}
+
+impl std::fmt::Debug for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Position({})", self.to_fen())
+    }
+}
