@@ -8,7 +8,9 @@ const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R 
 fn bench_movegen(c: &mut Criterion) {
     let start = Position::from_fen(STARTPOS_FEN).unwrap();
     let kiwipete = Position::from_fen(KIWIPETE).unwrap();
-    c.bench_function("legal_moves kiwipete", |b| b.iter(|| black_box(&kiwipete).legal_moves()));
+    c.bench_function("legal_moves kiwipete", |b| {
+        b.iter(|| black_box(&kiwipete).legal_moves())
+    });
     c.bench_function("count_legal_moves kiwipete", |b| {
         b.iter(|| black_box(&kiwipete).count_legal_moves())
     });

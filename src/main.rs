@@ -4,7 +4,11 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 #[derive(Parser)]
-#[command(name = "kestrel", version, about = "A chess engine for the WinBoard/xboard protocol")]
+#[command(
+    name = "kestrel",
+    version,
+    about = "A chess engine for the WinBoard/xboard protocol"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,

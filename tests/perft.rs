@@ -14,7 +14,9 @@ struct Case {
 
 /// Reads `FEN ;D1 n ;D2 n` (also with `; D1 n`).
 fn load(name: &str) -> Vec<Case> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     text.lines()
         .enumerate()
@@ -57,17 +59,25 @@ fn run_parallel(cases: &[Case], check: impl Fn(&Case) -> Vec<String> + Sync) -> 
                 })
             })
             .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
     })
 }
 
-fn check_counts(file: &str, max_depth: u32, max_nodes: u64, every_nth_deeper: Option<(usize, u32)>) {
+fn check_counts(
+    file: &str,
+    max_depth: u32,
+    max_nodes: u64,
+    every_nth_deeper: Option<(usize, u32)>,
+) {
     let cases = load(file);
     assert!(!cases.is_empty());
     let checked = AtomicUsize::new(0);
     let failures = run_parallel(&cases, |case| {
-        let pos = Position::from_fen(&case.fen)
-            .unwrap_or_else(|e| panic!("{file}:{}: {e}", case.line));
+        let pos =
+            Position::from_fen(&case.fen).unwrap_or_else(|e| panic!("{file}:{}: {e}", case.line));
         let depth_limit = match every_nth_deeper {
             Some((n, deeper)) if case.line % n == 0 => deeper,
             _ => max_depth,
@@ -88,7 +98,12 @@ fn check_counts(file: &str, max_depth: u32, max_nodes: u64, every_nth_deeper: Op
         }
         failures
     });
-    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     assert!(checked.load(Ordering::Relaxed) >= cases.len());
 }
 
@@ -117,7 +132,12 @@ fn random_positions_depth_4() {
 /// back exactly.
 #[test]
 fn fen_round_trips_on_every_position() {
-    for file in ["perft.epd", "perft960.epd", "perft960-xfen.epd", "perft-random.epd"] {
+    for file in [
+        "perft.epd",
+        "perft960.epd",
+        "perft960-xfen.epd",
+        "perft-random.epd",
+    ] {
         let mut exact = 0;
         let cases = load(file);
         for case in &cases {
@@ -138,7 +158,11 @@ fn fen_round_trips_on_every_position() {
         }
         if file != "perft960.epd" {
             // Only Shredder-FEN castling letters and dead ep squares are rewritten.
-            assert!(exact * 10 >= cases.len() * 9, "{file}: only {exact} of {} exact", cases.len());
+            assert!(
+                exact * 10 >= cases.len() * 9,
+                "{file}: only {exact} of {} exact",
+                cases.len()
+            );
         }
     }
 }

@@ -218,7 +218,8 @@ mod tests {
         assert_eq!(king_attacks(Square::E1).count(), 5);
         assert_eq!(
             pawn_attacks(Color::White, Square::E1),
-            Bitboard::from_square(Square::D1.offset(8)) | Bitboard::from_square(Square::F1.offset(8))
+            Bitboard::from_square(Square::D1.offset(8))
+                | Bitboard::from_square(Square::F1.offset(8))
         );
     }
 }

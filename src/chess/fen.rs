@@ -87,7 +87,9 @@ impl Position {
     pub fn from_fen(fen: &str) -> Result<Position, FenError> {
         let mut fields = fen.split_whitespace();
         let placement = fields.next().ok_or(FenError::Empty)?;
-        let side = fields.next().ok_or(FenError::MissingField("side to move"))?;
+        let side = fields
+            .next()
+            .ok_or(FenError::MissingField("side to move"))?;
         let castling = fields.next().ok_or(FenError::MissingField("castling"))?;
         let ep = fields.next().ok_or(FenError::MissingField("en-passant"))?;
         let halfmove = fields.next();
@@ -174,7 +176,11 @@ impl Position {
             Some(sq) => s.push_str(&sq.to_string()),
             None => s.push('-'),
         }
-        s.push_str(&format!(" {} {}", self.halfmove_clock(), self.fullmove_number()));
+        s.push_str(&format!(
+            " {} {}",
+            self.halfmove_clock(),
+            self.fullmove_number()
+        ));
         s
     }
 
@@ -269,7 +275,7 @@ fn outermost_rook(pos: &Position, color: Color, side: CastlingSide) -> Option<Sq
     let rooks = pos.pieces(color, Role::Rook) & Bitboard::rank(color.back_rank());
     match side {
         CastlingSide::King => rooks.filter(|r| r.file() > king.file()).last(),
-        CastlingSide::Queen => rooks.filter(|r| r.file() < king.file()).next(),
+        CastlingSide::Queen => rooks.into_iter().find(|r| r.file() < king.file()),
     }
 }
 
@@ -303,8 +309,14 @@ fn parse_castling(
         let king = (pos.pieces(color, Role::King) & Bitboard::rank(back)).try_first();
         let lower = ch.to_ascii_lowercase();
         let (side, rook) = match lower {
-            'k' => (CastlingSide::King, outermost_rook(pos, color, CastlingSide::King)),
-            'q' => (CastlingSide::Queen, outermost_rook(pos, color, CastlingSide::Queen)),
+            'k' => (
+                CastlingSide::King,
+                outermost_rook(pos, color, CastlingSide::King),
+            ),
+            'q' => (
+                CastlingSide::Queen,
+                outermost_rook(pos, color, CastlingSide::Queen),
+            ),
             'a'..='h' => {
                 chess960 = true;
                 let sq = Square::from_coords(File::from_char(lower).unwrap(), back);
@@ -326,9 +338,7 @@ fn parse_castling(
         if rook.file() == king.file() {
             continue;
         }
-        if king.file() != File(4)
-            || (rook.file() != File::A && rook.file() != File::H)
-        {
+        if king.file() != File(4) || (rook.file() != File::A && rook.file() != File::H) {
             chess960 = true;
         }
         rights.add(color, side);

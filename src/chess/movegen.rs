@@ -5,7 +5,9 @@
 //! stage: noisy moves (captures, en passant, all promotions), quiet moves (everything else,
 //! castling included), or both. In check every stage is automatically an evasion stage.
 
-use super::attacks::{between, bishop_attacks, king_attacks, knight_attacks, line, pawn_attacks, rook_attacks};
+use super::attacks::{
+    between, bishop_attacks, king_attacks, knight_attacks, line, pawn_attacks, rook_attacks,
+};
 use super::bitboard::Bitboard;
 use super::castling::CastlingSide;
 use super::moves::{Move, MoveList};
@@ -210,10 +212,16 @@ impl Position {
         // A pinned piece may only move along the line of its pin (never a pinned knight).
         if pinned.non_empty() && checkers.is_empty() {
             for from in (self.pieces(us, Role::Bishop) | queens) & pinned {
-                sink.moves_from(from, bishop_attacks(from, occupied) & target & line(king, from));
+                sink.moves_from(
+                    from,
+                    bishop_attacks(from, occupied) & target & line(king, from),
+                );
             }
             for from in (self.pieces(us, Role::Rook) | queens) & pinned {
-                sink.moves_from(from, rook_attacks(from, occupied) & target & line(king, from));
+                sink.moves_from(
+                    from,
+                    rook_attacks(from, occupied) & target & line(king, from),
+                );
             }
         }
 
@@ -283,7 +291,10 @@ impl Position {
                 if NOISY {
                     for to in caps | (push & last_rank) {
                         if last_rank.contains(to) {
-                            sink.promotions(Bitboard::from_square(to), to.index() as i8 - from.index() as i8);
+                            sink.promotions(
+                                Bitboard::from_square(to),
+                                to.index() as i8 - from.index() as i8,
+                            );
                         } else {
                             sink.single(Move::normal(from, to));
                         }
@@ -313,14 +324,16 @@ impl Position {
         let us = self.side_to_move();
         let rook = self.castle_rook(us, side);
         let king = self.king(us);
-        let (must_be_empty, king_path) = self.castling_path(us, side);
+        let (must_be_empty, king_path) = self.castle_masks(us, side);
         if (must_be_empty & self.occupied()).non_empty() {
             return false;
         }
         // Test the king's path with king and rook lifted: a rook that shields a square now
         // is gone once castled.
         let occupied = self.occupied() ^ Bitboard::from_square(king) ^ Bitboard::from_square(rook);
-        king_path.into_iter().all(|sq| !self.is_attacked(sq, !us, occupied))
+        king_path
+            .into_iter()
+            .all(|sq| !self.is_attacked(sq, !us, occupied))
     }
 
     /// Whether `mv` is a legal move here (for moves from hash tables or other positions).

@@ -2,6 +2,7 @@
 
 use super::types::{Role, Square};
 use std::fmt;
+use std::mem::MaybeUninit;
 
 /// What kind of move it is, beyond its from and to squares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,7 +46,7 @@ impl Move {
     /// A promotion to `role` (knight, bishop, rook or queen).
     #[inline(always)]
     pub const fn promotion(from: Square, to: Square, role: Role) -> Move {
-        Move(Self::normal(from, to).0 | PROMOTION + ((role as u16 - 1) << 12))
+        Move(Self::normal(from, to).0 | (PROMOTION + ((role as u16 - 1) << 12)))
     }
 
     #[inline(always)]
@@ -130,15 +131,16 @@ pub const MAX_MOVES: usize = 256;
 /// A stack-allocated list of moves.
 #[derive(Clone)]
 pub struct MoveList {
-    moves: [Move; MAX_MOVES],
+    moves: [MaybeUninit<Move>; MAX_MOVES],
     len: usize,
 }
 
 impl MoveList {
     #[inline(always)]
     pub fn new() -> MoveList {
+        // Left uninitialised: filling 512 bytes per node costs more than generating moves.
         MoveList {
-            moves: [Move::NONE; MAX_MOVES],
+            moves: [MaybeUninit::uninit(); MAX_MOVES],
             len: 0,
         }
     }
@@ -147,7 +149,7 @@ impl MoveList {
     pub fn push(&mut self, mv: Move) {
         debug_assert!(self.len < MAX_MOVES);
         // SAFETY: no position has more than MAX_MOVES legal moves.
-        unsafe { *self.moves.get_unchecked_mut(self.len) = mv };
+        unsafe { self.moves.get_unchecked_mut(self.len).write(mv) };
         self.len += 1;
     }
 
@@ -163,12 +165,14 @@ impl MoveList {
 
     #[inline(always)]
     pub fn as_slice(&self) -> &[Move] {
-        &self.moves[..self.len]
+        // SAFETY: the first `len` entries were written by `push`.
+        unsafe { std::slice::from_raw_parts(self.moves.as_ptr().cast::<Move>(), self.len) }
     }
 
     #[inline(always)]
     pub fn as_mut_slice(&mut self) -> &mut [Move] {
-        &mut self.moves[..self.len]
+        // SAFETY: the first `len` entries were written by `push`.
+        unsafe { std::slice::from_raw_parts_mut(self.moves.as_mut_ptr().cast::<Move>(), self.len) }
     }
 
     pub fn contains(&self, mv: Move) -> bool {
@@ -223,7 +227,10 @@ mod tests {
         let e8 = Square::parse("e8").unwrap();
         for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
             let m = Move::promotion(e7, e8, role);
-            assert_eq!((m.from(), m.to(), m.kind()), (e7, e8, MoveKind::Promotion(role)));
+            assert_eq!(
+                (m.from(), m.to(), m.kind()),
+                (e7, e8, MoveKind::Promotion(role))
+            );
             assert!(m.is_promotion());
         }
         let c = Move::castle(Square::E1, Square::H1);

@@ -88,7 +88,8 @@ impl Position {
         if !(4..=5).contains(&bytes.len()) || !text.is_ascii() {
             return Err(MoveError::Syntax(text.to_string()));
         }
-        let (Some(from), Some(to)) = (Square::parse(&text[0..2]), Square::parse(&text[2..4])) else {
+        let (Some(from), Some(to)) = (Square::parse(&text[0..2]), Square::parse(&text[2..4]))
+        else {
             return Err(MoveError::Syntax(text.to_string()));
         };
         let promotion = match bytes.get(4) {
@@ -100,10 +101,9 @@ impl Position {
         };
 
         // A normal move with these squares wins over a castling that could be written alike.
-        let normal = legal
-            .iter()
-            .copied()
-            .find(|&m| !m.is_castle() && m.from() == from && m.to() == to && m.promotion_role() == promotion);
+        let normal = legal.iter().copied().find(|&m| {
+            !m.is_castle() && m.from() == from && m.to() == to && m.promotion_role() == promotion
+        });
         if let Some(m) = normal {
             return Ok(m);
         }
@@ -145,7 +145,11 @@ impl Position {
         let occupied = self.occupied();
         let reachable = match piece.role() {
             Role::Pawn => {
-                let forward: i8 = if us == super::types::Color::White { 8 } else { -8 };
+                let forward: i8 = if us == super::types::Color::White {
+                    8
+                } else {
+                    -8
+                };
                 let one = from.index() as i8 + forward;
                 let captures = pawn_attacks(us, from) & self.color_bb(!us);
                 captures.contains(to)
@@ -205,7 +209,10 @@ impl Position {
             .legal_moves()
             .iter()
             .filter(|m| {
-                m.to() == to && m.from() != from && !m.is_castle() && self.role_on(m.from()) == Some(role)
+                m.to() == to
+                    && m.from() != from
+                    && !m.is_castle()
+                    && self.role_on(m.from()) == Some(role)
             })
             .map(|m| m.from())
             .collect();

@@ -1,7 +1,7 @@
 //! perft: counts the leaf nodes of the legal move tree, the standard check of a move
 //! generator. The last ply is bulk-counted (moves are counted, not played).
 
-use super::moves::Move;
+use super::moves::{Move, MoveList};
 use super::position::Position;
 
 /// Leaf nodes at `depth` plies below `pos`.
@@ -10,8 +10,10 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
         0 => 1,
         1 => pos.count_legal_moves(),
         _ => {
+            let mut moves = MoveList::new();
+            pos.generate::<_, true, true>(&mut moves);
             let mut nodes = 0;
-            for &mv in pos.legal_moves().iter() {
+            for &mv in moves.iter() {
                 nodes += perft(&pos.after(mv), depth - 1);
             }
             nodes

@@ -16,8 +16,6 @@ use super::zobrist;
 pub struct Position {
     by_role: [Bitboard; 6],
     by_color: [Bitboard; 2],
-    /// What stands on each square (the colour is in `by_color`).
-    roles: [Option<Role>; 64],
     key: u64,
     /// Pieces of the side not to move that give check to the side to move.
     checkers: Bitboard,
@@ -25,6 +23,12 @@ pub struct Position {
     castling: CastlingRights,
     /// The rook each castling right belongs to, by `CastlingRights::index`.
     castle_rooks: [Square; 4],
+    /// Per right, as 8-bit back-rank masks: the squares that must be empty, and the squares
+    /// the king crosses (its destination included). Fixed while the right is held, so they
+    /// are worked out once at set-up rather than on every move generation.
+    castle_masks: [[u8; 2]; 4],
+    /// Rook squares of the rights still held, to notice cheaply when a move touches one.
+    castle_rook_squares: Bitboard,
     /// Set only when a legal en-passant capture exists, so equal positions hash equal.
     ep_square: Option<Square>,
     halfmove_clock: u16,
@@ -43,12 +47,13 @@ impl Position {
         Position {
             by_role: [Bitboard::EMPTY; 6],
             by_color: [Bitboard::EMPTY; 2],
-            roles: [None; 64],
             key: 0,
             checkers: Bitboard::EMPTY,
             side: Color::White,
             castling: CastlingRights::NONE,
             castle_rooks: [Square::H1, Square::A1, Square::H8, Square::A8],
+            castle_masks: [[0; 2]; 4],
+            castle_rook_squares: Bitboard::EMPTY,
             ep_square: None,
             halfmove_clock: 0,
             fullmove_number: 1,
@@ -85,12 +90,21 @@ impl Position {
 
     #[inline(always)]
     pub fn role_on(&self, sq: Square) -> Option<Role> {
-        self.roles[sq.index()]
+        if !self.occupied().contains(sq) {
+            return None;
+        }
+        // No mailbox: it would make the position too big to copy cheaply. Branch-free scan.
+        let bit = sq.index();
+        let mut index = 0;
+        for (i, bb) in self.by_role.iter().enumerate().skip(1) {
+            index |= ((bb.0 >> bit) & 1) as usize * i;
+        }
+        Some(Role::ALL[index])
     }
 
     #[inline(always)]
     pub fn piece_on(&self, sq: Square) -> Option<Piece> {
-        let role = self.roles[sq.index()]?;
+        let role = self.role_on(sq)?;
         let color = if self.by_color[0].contains(sq) {
             Color::White
         } else {
@@ -168,18 +182,17 @@ impl Position {
             | (pawn_attacks(Color::Black, sq) & self.pieces(Color::White, Role::Pawn))
     }
 
-    /// Whether any piece of `by` attacks `sq` with the occupancy `occupied`.
+    /// Whether any piece of `by` attacks `sq` with the occupancy `occupied`. Branch-free:
+    /// it is called for every king step in move generation.
     #[inline(always)]
     pub fn is_attacked(&self, sq: Square, by: Color, occupied: Bitboard) -> bool {
-        let them = self.by_color[by.index()];
         let queens = self.by_role[Role::Queen.index()];
-        (knight_attacks(sq) & self.by_role[Role::Knight.index()] & them).non_empty()
-            || (pawn_attacks(!by, sq) & self.by_role[Role::Pawn.index()] & them).non_empty()
-            || (king_attacks(sq) & self.by_role[Role::King.index()] & them).non_empty()
-            || (rook_attacks(sq, occupied) & (self.by_role[Role::Rook.index()] | queens) & them)
-                .non_empty()
-            || (bishop_attacks(sq, occupied) & (self.by_role[Role::Bishop.index()] | queens) & them)
-                .non_empty()
+        let attackers = (knight_attacks(sq) & self.by_role[Role::Knight.index()])
+            | (pawn_attacks(!by, sq) & self.by_role[Role::Pawn.index()])
+            | (king_attacks(sq) & self.by_role[Role::King.index()])
+            | (rook_attacks(sq, occupied) & (self.by_role[Role::Rook.index()] | queens))
+            | (bishop_attacks(sq, occupied) & (self.by_role[Role::Bishop.index()] | queens));
+        (attackers & self.by_color[by.index()]).non_empty()
     }
 
     /// Squares attacked by `role` of `color` standing on `sq` (pawns: captures only).
@@ -202,7 +215,6 @@ impl Position {
         let bb = Bitboard::from_square(sq);
         self.by_role[piece.role().index()] |= bb;
         self.by_color[piece.color().index()] |= bb;
-        self.roles[sq.index()] = Some(piece.role());
         self.key ^= zobrist::piece(piece, sq);
     }
 
@@ -211,7 +223,6 @@ impl Position {
         let bb = Bitboard::from_square(sq);
         self.by_role[piece.role().index()] ^= bb;
         self.by_color[piece.color().index()] ^= bb;
-        self.roles[sq.index()] = None;
         self.key ^= zobrist::piece(piece, sq);
     }
 
@@ -220,14 +231,12 @@ impl Position {
         let bb = Bitboard::from_square(from) | Bitboard::from_square(to);
         self.by_role[piece.role().index()] ^= bb;
         self.by_color[piece.color().index()] ^= bb;
-        self.roles[from.index()] = None;
-        self.roles[to.index()] = Some(piece.role());
         self.key ^= zobrist::piece(piece, from) ^ zobrist::piece(piece, to);
     }
 
     /// Puts a piece on an empty square (for FEN and board set-up; no legality checks).
     pub(crate) fn set_up_piece(&mut self, piece: Piece, sq: Square) {
-        debug_assert!(self.roles[sq.index()].is_none());
+        debug_assert!(self.role_on(sq).is_none());
         self.put(piece, sq);
     }
 
@@ -243,14 +252,32 @@ impl Position {
         self.side = side;
         self.castling = castling;
         self.castle_rooks = castle_rooks;
+        for color in Color::ALL {
+            for side in CastlingSide::BOTH {
+                if castling.has(color, side) {
+                    let (empty, path) = self.castling_path(color, side);
+                    let rank = color.back_rank().index() * 8;
+                    self.castle_masks[CastlingRights::index(color, side)] =
+                        [(empty.0 >> rank) as u8, (path.0 >> rank) as u8];
+                }
+            }
+        }
+        self.refresh_castle_rook_squares();
         self.halfmove_clock = halfmove_clock;
         self.fullmove_number = fullmove_number.max(1);
         self.ep_square = None;
         self.refresh_checkers();
         if let Some(ep) = ep_candidate {
             // The double-pushed pawn passed over `ep` from the square behind it: both empty.
-            let origin = if side == Color::White { ep.offset(8) } else { ep.offset(-8) };
-            if self.role_on(ep).is_none() && self.role_on(origin).is_none() && self.ep_capture_exists(ep) {
+            let origin = if side == Color::White {
+                ep.offset(8)
+            } else {
+                ep.offset(-8)
+            };
+            if self.role_on(ep).is_none()
+                && self.role_on(origin).is_none()
+                && self.ep_capture_exists(ep)
+            {
                 self.ep_square = Some(ep);
             }
         }
@@ -272,7 +299,7 @@ impl Position {
         let from = mv.from();
         let to = mv.to();
         // SAFETY-free fast path: a legal move always starts on one of our pieces.
-        let role = match self.roles[from.index()] {
+        let role = match self.role_on(from) {
             Some(r) => r,
             None => {
                 debug_assert!(false, "play: no piece on {from} for {mv:?}");
@@ -303,7 +330,7 @@ impl Position {
                 self.castling.remove_color(us);
             }
             kind => {
-                if let Some(captured) = self.roles[to.index()] {
+                if let Some(captured) = self.role_on(to) {
                     self.remove(Piece::new(them, captured), to);
                     self.halfmove_clock = 0;
                 }
@@ -329,14 +356,17 @@ impl Position {
                 } else if role == Role::King {
                     self.castling.remove_color(us);
                 }
-                if !self.castling.is_empty() {
+                let touched = Bitboard::from_square(from) | Bitboard::from_square(to);
+                if (touched & self.castle_rook_squares).non_empty() {
                     self.castling = self.rights_after_touching(self.castling, from, to);
                 }
             }
         }
 
         if self.castling != old_rights {
-            self.key ^= zobrist::castling(old_rights.bits()) ^ zobrist::castling(self.castling.bits());
+            self.key ^=
+                zobrist::castling(old_rights.bits()) ^ zobrist::castling(self.castling.bits());
+            self.refresh_castle_rook_squares();
         }
         if us == Color::Black {
             self.fullmove_number += 1;
@@ -355,7 +385,12 @@ impl Position {
 
     /// Rights left after a move from or to these squares (a rook moved or was taken).
     #[inline(always)]
-    fn rights_after_touching(&self, mut rights: CastlingRights, a: Square, b: Square) -> CastlingRights {
+    fn rights_after_touching(
+        &self,
+        mut rights: CastlingRights,
+        a: Square,
+        b: Square,
+    ) -> CastlingRights {
         for color in Color::ALL {
             for side in CastlingSide::BOTH {
                 let rook = self.castle_rook(color, side);
@@ -365,6 +400,30 @@ impl Position {
             }
         }
         rights
+    }
+
+    fn refresh_castle_rook_squares(&mut self) {
+        let mut squares = Bitboard::EMPTY;
+        for color in Color::ALL {
+            for side in CastlingSide::BOTH {
+                if self.castling.has(color, side) {
+                    squares = squares.with(self.castle_rook(color, side));
+                }
+            }
+        }
+        self.castle_rook_squares = squares;
+    }
+
+    /// The squares that must be empty for a castling, and the squares the king crosses
+    /// (destination included), as bitboards; the right must be held.
+    #[inline(always)]
+    pub(crate) fn castle_masks(&self, color: Color, side: CastlingSide) -> (Bitboard, Bitboard) {
+        let [empty, path] = self.castle_masks[CastlingRights::index(color, side)];
+        let rank = color.back_rank().index() * 8;
+        (
+            Bitboard((empty as u64) << rank),
+            Bitboard((path as u64) << rank),
+        )
     }
 
     /// Passes the move to the opponent (for null-move pruning). Not legal when in check.
@@ -394,7 +453,9 @@ impl Position {
     pub(crate) fn ep_capture_exists(&self, ep: Square) -> bool {
         let us = self.side;
         let capturers = pawn_attacks(!us, ep) & self.pieces(us, Role::Pawn);
-        capturers.into_iter().any(|from| self.ep_capture_is_legal(from, ep))
+        capturers
+            .into_iter()
+            .any(|from| self.ep_capture_is_legal(from, ep))
     }
 
     /// Whether our pawn on `from` taking en passant onto `ep` leaves our king safe. Done by
@@ -412,8 +473,9 @@ impl Position {
         if !self.pieces(them, Role::Pawn).contains(victim) {
             return false;
         }
-        let occupied = (self.occupied() ^ Bitboard::from_square(from) ^ Bitboard::from_square(victim))
-            | Bitboard::from_square(ep);
+        let occupied =
+            (self.occupied() ^ Bitboard::from_square(from) ^ Bitboard::from_square(victim))
+                | Bitboard::from_square(ep);
         let king = self.king(us);
         let attackers = self.attackers_to(king, occupied)
             & self.color_bb(them)
@@ -452,9 +514,11 @@ impl Position {
             return Err("colour and role bitboards disagree".into());
         }
         for sq in Square::all() {
-            let from_bb = Role::ALL.into_iter().find(|r| self.by_role[r.index()].contains(sq));
-            if from_bb != self.roles[sq.index()] {
-                return Err(format!("mailbox disagrees with bitboards on {sq}"));
+            let from_bb = Role::ALL
+                .into_iter()
+                .find(|r| self.by_role[r.index()].contains(sq));
+            if from_bb != self.role_on(sq) {
+                return Err(format!("role lookup disagrees with bitboards on {sq}"));
             }
         }
         for color in Color::ALL {
@@ -475,8 +539,10 @@ impl Position {
 
     /// Whether the side to move has only its king and pawns (null-move pruning is unsafe).
     pub fn only_king_and_pawns(&self, color: Color) -> bool {
-        (self.color_bb(color) & !self.by_role[Role::Pawn.index()] & !self.by_role[Role::King.index()])
-            .is_empty()
+        (self.color_bb(color)
+            & !self.by_role[Role::Pawn.index()]
+            & !self.by_role[Role::King.index()])
+        .is_empty()
     }
 
     /// Neither side can ever mate: K v K, K+minor v K, K+B v K+B with bishops on one colour.
@@ -505,7 +571,7 @@ impl Position {
     }
 
     /// Squares between king and its castling destination, plus rook path: must be empty.
-    pub(crate) fn castling_path(&self, color: Color, side: CastlingSide) -> (Bitboard, Bitboard) {
+    fn castling_path(&self, color: Color, side: CastlingSide) -> (Bitboard, Bitboard) {
         let king = self.king(color);
         let rook = self.castle_rook(color, side);
         let king_to = side.king_to(color);

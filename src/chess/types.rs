@@ -63,9 +63,7 @@ impl File {
     pub const H: File = File(7);
 
     pub fn from_char(c: char) -> Option<File> {
-        ('a'..='h')
-            .contains(&c)
-            .then(|| File(c as u8 - b'a'))
+        ('a'..='h').contains(&c).then(|| File(c as u8 - b'a'))
     }
 
     pub const fn char(self) -> char {
@@ -84,9 +82,7 @@ pub struct Rank(pub u8);
 
 impl Rank {
     pub fn from_char(c: char) -> Option<Rank> {
-        ('1'..='8')
-            .contains(&c)
-            .then(|| Rank(c as u8 - b'1'))
+        ('1'..='8').contains(&c).then(|| Rank(c as u8 - b'1'))
     }
 
     pub const fn char(self) -> char {
