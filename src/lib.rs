@@ -1,5 +1,13 @@
 //! Kestrel: a chess engine for the WinBoard/xboard protocol.
 //!
-//! `chess` holds the rules (position, move generation, FEN, notation, perft).
+//! * `chess`: the rules (position, move generation, FEN, notation, perft). Pure.
+//! * `eval`: static evaluation.
+//! * `search`: iterative deepening alpha-beta, transposition table, time limits.
+//! * `protocol`: the xboard driver: input thread, command parsing, the loop.
+//! * `game`: a game in progress: moves, history for undo and repetitions, results.
 
 pub mod chess;
+pub mod eval;
+pub mod game;
+pub mod protocol;
+pub mod search;

@@ -32,7 +32,13 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Perft { depth, fen, divide }) => run_perft(depth, &fen, divide),
-        None => ExitCode::SUCCESS,
+        None => {
+            env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
+                .format_timestamp_millis()
+                .init();
+            kestrel::protocol::run_stdio();
+            ExitCode::SUCCESS
+        }
     }
 }
 

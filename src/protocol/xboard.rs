@@ -1,0 +1,422 @@
+//! The xboard (CECP v2) language: parsing command lines and formatting replies. No state.
+
+use std::time::Duration;
+
+/// One command from the GUI (or a person), with its arguments checked.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    Xboard,
+    Protover(u32),
+    Accepted(String),
+    Rejected(String),
+    New,
+    Variant(String),
+    Quit,
+    Random,
+    Force,
+    Go,
+    PlayOther,
+    White,
+    Black,
+    Level {
+        moves: u32,
+        base: Duration,
+        increment: Duration,
+    },
+    St(Duration),
+    Sd(u32),
+    Nps(u64),
+    Time(Duration),
+    Otim(Duration),
+    /// A move, with or without the `usermove` prefix.
+    Move(String),
+    MoveNow,
+    Ping(String),
+    Draw,
+    Result(String),
+    SetBoard(String),
+    Edit,
+    Hint,
+    Book,
+    Undo,
+    Remove,
+    Hard,
+    Easy,
+    Post,
+    NoPost,
+    Analyze,
+    Exit,
+    Stat,
+    Name(String),
+    Rating,
+    Ics(String),
+    Computer,
+    Pause,
+    Resume,
+    Memory(usize),
+    Cores(usize),
+    EgtPath,
+    Option {
+        name: String,
+        value: Option<String>,
+    },
+    Exclude(String),
+    Include(String),
+    SetScore {
+        score: i32,
+        depth: u32,
+    },
+}
+
+/// Why a line is not a command we can carry out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CommandError {
+    Unknown(String),
+    /// Known command, bad or missing argument: the reason.
+    BadArgument(String),
+}
+
+/// Moves and times beyond this are clamped: a week, in centiseconds.
+const MAX_CENTISECONDS: i64 = 7 * 24 * 3600 * 100;
+
+fn arg<'a>(args: &'a str, what: &str) -> Result<&'a str, CommandError> {
+    let a = args.trim();
+    if a.is_empty() {
+        Err(CommandError::BadArgument(format!("missing {what}")))
+    } else {
+        Ok(a)
+    }
+}
+
+fn number<T: std::str::FromStr>(args: &str, what: &str) -> Result<T, CommandError> {
+    let a = arg(args, what)?;
+    a.parse()
+        .map_err(|_| CommandError::BadArgument(format!("{what} must be a number, not '{a}'")))
+}
+
+/// `time`/`otim` value: centiseconds; negative counts as zero, absurd values are capped.
+fn centiseconds(args: &str) -> Result<Duration, CommandError> {
+    let a = arg(args, "time in centiseconds")?;
+    let cs: f64 = a
+        .parse()
+        .map_err(|_| CommandError::BadArgument(format!("time must be centiseconds, not '{a}'")))?;
+    if !cs.is_finite() {
+        return Err(CommandError::BadArgument(format!(
+            "time must be finite, not '{a}'"
+        )));
+    }
+    let cs = (cs as i64).clamp(0, MAX_CENTISECONDS);
+    Ok(Duration::from_millis(cs as u64 * 10))
+}
+
+/// Seconds, possibly fractional, non-negative and finite.
+fn seconds(text: &str, what: &str) -> Result<Duration, CommandError> {
+    let s: f64 = text
+        .parse()
+        .map_err(|_| CommandError::BadArgument(format!("{what} must be seconds, not '{text}'")))?;
+    if !s.is_finite() || s < 0.0 || s > (MAX_CENTISECONDS / 100) as f64 {
+        return Err(CommandError::BadArgument(format!(
+            "{what} out of range: '{text}'"
+        )));
+    }
+    Ok(Duration::from_secs_f64(s))
+}
+
+/// `level MPS BASE INC`, BASE as minutes or `minutes:seconds`.
+fn level(args: &str) -> Result<Command, CommandError> {
+    let parts: Vec<&str> = args.split_whitespace().collect();
+    let [mps, base, inc] = parts[..] else {
+        return Err(CommandError::BadArgument(
+            "level needs three values: moves, base (m or m:ss), increment".into(),
+        ));
+    };
+    let moves: u32 = mps.parse().map_err(|_| {
+        CommandError::BadArgument(format!("moves per session must be a number, not '{mps}'"))
+    })?;
+    let base = match base.split_once(':') {
+        Some((m, s)) => {
+            let m = seconds(m, "base minutes")?;
+            let s = seconds(s, "base seconds")?;
+            m * 60 + s
+        }
+        None => seconds(base, "base minutes")? * 60,
+    };
+    let increment = seconds(inc, "increment")?;
+    Ok(Command::Level {
+        moves,
+        base,
+        increment,
+    })
+}
+
+impl Command {
+    /// Parses one input line. An unknown word that looks like a move is taken as a move.
+    pub fn parse(line: &str) -> Result<Command, CommandError> {
+        let line = line.trim();
+        let (word, args) = match line.split_once(char::is_whitespace) {
+            Some((w, a)) => (w, a.trim()),
+            None => (line, ""),
+        };
+        use Command::*;
+        Ok(match word {
+            "xboard" => Xboard,
+            "protover" => Protover(number(args, "protocol version")?),
+            "accepted" => Accepted(args.to_string()),
+            "rejected" => Rejected(args.to_string()),
+            "new" => New,
+            "variant" => Variant(arg(args, "variant name")?.to_string()),
+            "quit" => Quit,
+            "random" => Random,
+            "force" => Force,
+            "go" => Go,
+            "playother" => PlayOther,
+            "white" => White,
+            "black" => Black,
+            "level" => level(args)?,
+            "st" => {
+                let d = seconds(arg(args, "seconds per move")?, "seconds per move")?;
+                if d.is_zero() {
+                    return Err(CommandError::BadArgument(
+                        "st must be more than 0 seconds".into(),
+                    ));
+                }
+                St(d)
+            }
+            "sd" => {
+                let d: u32 = number(args, "depth")?;
+                if d == 0 {
+                    return Err(CommandError::BadArgument("sd must be at least 1".into()));
+                }
+                Sd(d)
+            }
+            "nps" => Nps(number(args, "nodes per second")?),
+            "time" => Time(centiseconds(args)?),
+            "otim" => Otim(centiseconds(args)?),
+            "usermove" => Move(arg(args, "move")?.to_string()),
+            "?" => MoveNow,
+            "ping" => Ping(args.to_string()),
+            "draw" => Draw,
+            "result" => Result(args.to_string()),
+            "setboard" => SetBoard(arg(args, "FEN")?.to_string()),
+            "edit" => Edit,
+            "hint" => Hint,
+            "bk" => Book,
+            "undo" => Undo,
+            "remove" => Remove,
+            "hard" => Hard,
+            "easy" => Easy,
+            "post" => Post,
+            "nopost" => NoPost,
+            "analyze" => Analyze,
+            "exit" => Exit,
+            "." => Stat,
+            "name" => Name(args.to_string()),
+            "rating" => Rating,
+            "ics" => Ics(args.to_string()),
+            "computer" => Computer,
+            "pause" => Pause,
+            "resume" => Resume,
+            "memory" => Memory(number(args, "memory in MB")?),
+            "cores" => Cores(number(args, "number of cores")?),
+            "egtpath" => EgtPath,
+            "option" => {
+                let a = arg(args, "option name")?;
+                match a.split_once('=') {
+                    Some((n, v)) => Option {
+                        name: n.trim().to_string(),
+                        value: Some(v.trim().to_string()),
+                    },
+                    None => Option {
+                        name: a.to_string(),
+                        value: None,
+                    },
+                }
+            }
+            "exclude" => Exclude(arg(args, "move or 'all'")?.to_string()),
+            "include" => Include(arg(args, "move or 'all'")?.to_string()),
+            "setscore" => {
+                let parts: Vec<&str> = args.split_whitespace().collect();
+                let [s, d] = parts[..] else {
+                    return Err(CommandError::BadArgument(
+                        "setscore needs SCORE DEPTH".into(),
+                    ));
+                };
+                SetScore {
+                    score: number(s, "score")?,
+                    depth: number(d, "depth")?,
+                }
+            }
+            _ if args.is_empty() && looks_like_move(word) => Move(word.to_string()),
+            _ => return Err(CommandError::Unknown(line.to_string())),
+        })
+    }
+
+    /// Commands that may wait while the engine thinks on its own move (queued, in order)
+    /// and that do not disturb pondering or analysis (carried out at once).
+    pub fn is_harmless_during_search(&self) -> bool {
+        use Command::*;
+        matches!(
+            self,
+            Ping(_)
+                | Time(_)
+                | Otim(_)
+                | Post
+                | NoPost
+                | Hard
+                | Accepted(_)
+                | Rejected(_)
+                | Name(_)
+                | Rating
+                | Ics(_)
+                | Computer
+                | Random
+                | Hint
+                | Book
+                | Draw
+                | Stat
+                | Level { .. }
+                | St(_)
+                | Sd(_)
+                | Nps(_)
+                | EgtPath
+        )
+    }
+}
+
+/// Coordinate moves (`e2e4`, `e7e8q`), castling (`O-O`), and SAN shapes (`Nf3`, `exd5`).
+pub fn looks_like_move(word: &str) -> bool {
+    let b = word.as_bytes();
+    if word.starts_with("O-O") || word.starts_with("0-0") {
+        return true;
+    }
+    if b.len() < 2 || b.len() > 8 || !word.is_ascii() {
+        return false;
+    }
+    let has_square = b
+        .windows(2)
+        .any(|w| (b'a'..=b'h').contains(&w[0]) && (b'1'..=b'8').contains(&w[1]));
+    has_square
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || b"=+#x-!?".contains(c))
+}
+
+/// A score for thinking output: centipawns, mates as 100000 + moves (or -100000 - moves).
+pub fn format_score(score: i32) -> i32 {
+    if crate::search::is_mate_score(score) {
+        let moves = crate::search::mate_in_moves(score);
+        if moves > 0 {
+            100_000 + moves
+        } else {
+            -100_000 + moves
+        }
+    } else {
+        score
+    }
+}
+
+/// `ply score time nodes seldepth nps tbhits<TAB>pv`, time in centiseconds.
+pub fn thinking_line(
+    depth: u32,
+    score: i32,
+    elapsed: Duration,
+    nodes: u64,
+    seldepth: u32,
+    pv: &str,
+) -> String {
+    let cs = elapsed.as_millis() / 10;
+    let nps = (nodes as f64 / elapsed.as_secs_f64().max(0.001)) as u64;
+    format!(
+        "{depth} {} {cs} {nodes} {seldepth} {nps} 0\t{pv}",
+        format_score(score)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_levels_and_clocks() {
+        assert_eq!(
+            Command::parse("level 40 5 0"),
+            Ok(Command::Level {
+                moves: 40,
+                base: Duration::from_secs(300),
+                increment: Duration::ZERO
+            })
+        );
+        assert_eq!(
+            Command::parse("level 0 0:30 0.1"),
+            Ok(Command::Level {
+                moves: 0,
+                base: Duration::from_secs(30),
+                increment: Duration::from_millis(100)
+            })
+        );
+        assert_eq!(
+            Command::parse("level 40 0:10 0"),
+            Ok(Command::Level {
+                moves: 40,
+                base: Duration::from_secs(10),
+                increment: Duration::ZERO
+            })
+        );
+        assert_eq!(
+            Command::parse("time 1234"),
+            Ok(Command::Time(Duration::from_millis(12340)))
+        );
+        assert_eq!(Command::parse("time -5"), Ok(Command::Time(Duration::ZERO)));
+        assert!(matches!(
+            Command::parse("level 40 x 0"),
+            Err(CommandError::BadArgument(_))
+        ));
+        assert!(matches!(
+            Command::parse("level 40"),
+            Err(CommandError::BadArgument(_))
+        ));
+        assert!(matches!(
+            Command::parse("st -1"),
+            Err(CommandError::BadArgument(_))
+        ));
+        assert!(matches!(
+            Command::parse("sd 0"),
+            Err(CommandError::BadArgument(_))
+        ));
+        assert!(matches!(
+            Command::parse("time"),
+            Err(CommandError::BadArgument(_))
+        ));
+        assert!(matches!(
+            Command::parse("time nan"),
+            Err(CommandError::BadArgument(_))
+        ));
+    }
+
+    #[test]
+    fn moves_with_and_without_usermove() {
+        assert_eq!(
+            Command::parse("usermove e2e4"),
+            Ok(Command::Move("e2e4".into()))
+        );
+        assert_eq!(Command::parse("e7e8q"), Ok(Command::Move("e7e8q".into())));
+        assert_eq!(Command::parse("O-O-O"), Ok(Command::Move("O-O-O".into())));
+        assert_eq!(Command::parse("Nf3"), Ok(Command::Move("Nf3".into())));
+        assert_eq!(
+            Command::parse("frobnicate"),
+            Err(CommandError::Unknown("frobnicate".into()))
+        );
+        assert!(matches!(
+            Command::parse("e2e4 now"),
+            Err(CommandError::Unknown(_))
+        ));
+    }
+
+    #[test]
+    fn mate_scores_use_the_xboard_convention() {
+        use crate::search::MATE;
+        assert_eq!(format_score(MATE - 1), 100_001);
+        assert_eq!(format_score(MATE - 3), 100_002);
+        assert_eq!(format_score(-MATE + 2), -100_001);
+        assert_eq!(format_score(-35), -35);
+    }
+}
