@@ -142,6 +142,10 @@ impl Position {
         }
         // Could the piece reach `to` if its king's safety did not matter?
         let us = self.side_to_move();
+        // A promotion letter on anything but a pawn reaching the last rank: no such move.
+        if promotion.is_some() && (piece.role() != Role::Pawn || to.rank() != (!us).back_rank()) {
+            return MoveError::NoSuchMove;
+        }
         let occupied = self.occupied();
         let reachable = match piece.role() {
             Role::Pawn => {
@@ -158,7 +162,7 @@ impl Position {
                         && from.rank().relative_to(us) == Rank(1)
                         && !occupied.contains(to)
                         && !occupied.contains(Square::new(one as u8)))
-                    || Some(to) == self.ep_square()
+                    || (Some(to) == self.ep_square() && pawn_attacks(us, from).contains(to))
             }
             role => {
                 Position::attacks_from(role, us, from, occupied).contains(to)
