@@ -47,6 +47,14 @@ impl Game {
         &self.moves
     }
 
+    /// The position before the last move, if a move was played.
+    pub fn position_before_last(&self) -> Option<&Position> {
+        self.positions
+            .len()
+            .checked_sub(2)
+            .map(|i| &self.positions[i])
+    }
+
     pub fn last_move(&self) -> Option<Move> {
         self.moves.last().copied()
     }

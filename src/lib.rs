@@ -6,6 +6,7 @@
 //! * `protocol`: the xboard driver: input thread, command parsing, the loop.
 //! * `game`: a game in progress: moves, history for undo and repetitions, results.
 
+pub mod bench;
 pub mod chess;
 pub mod eval;
 pub mod game;

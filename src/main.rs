@@ -1,5 +1,8 @@
+//! The `kestrel` command: a protocol session by default, or a tool subcommand.
+
 use clap::{Parser, Subcommand};
 use kestrel::chess::{perft, Position, STARTPOS_FEN};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -7,36 +10,69 @@ use std::time::Instant;
 #[command(
     name = "kestrel",
     version,
-    about = "A chess engine for the WinBoard/xboard protocol"
+    about = "A chess engine for the WinBoard/xboard protocol (CECP v2)",
+    long_about = "A chess engine for the WinBoard/xboard protocol (CECP v2).\n\n\
+        Without a subcommand Kestrel reads xboard commands on stdin: load it in XBoard \
+        (xboard -fcp kestrel) or cutechess-cli (proto=xboard), or type commands yourself \
+        (try 'help'). Set RUST_LOG=debug for a debug log on stderr."
 )]
 struct Cli {
+    /// Write a transcript of the protocol session (every line in and out, with times).
+    #[arg(long, value_name = "FILE", global = true)]
+    log: Option<PathBuf>,
+
     #[command(subcommand)]
     command: Option<Command>,
 }
 
 #[derive(Subcommand)]
 enum Command {
-    /// Count the leaf nodes of the legal move tree to DEPTH.
+    /// Count the leaf nodes of the legal move tree to DEPTH (move generator check and speed).
     Perft {
+        /// Plies to count, 1 or more.
+        #[arg(value_parser = clap::value_parser!(u32).range(1..=20))]
         depth: u32,
-        /// Position to start from (default: the initial position).
+        /// Position to start from.
         #[arg(long, default_value = STARTPOS_FEN)]
         fen: String,
         /// Print the count under each root move.
         #[arg(long)]
         divide: bool,
     },
+    /// Search the fixed bench positions; prints total nodes (the search's signature) and nps.
+    Bench {
+        /// Depth of every search.
+        #[arg(default_value_t = kestrel::bench::DEFAULT_DEPTH,
+              value_parser = clap::value_parser!(u32).range(1..=30))]
+        depth: u32,
+        /// Print a line per position.
+        #[arg(long, short)]
+        verbose: bool,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
+        .format_timestamp_millis()
+        .init();
     match cli.command {
+        None => match kestrel::protocol::run_stdio(cli.log.as_deref()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: cannot open the log file: {e}");
+                ExitCode::from(2)
+            }
+        },
         Some(Command::Perft { depth, fen, divide }) => run_perft(depth, &fen, divide),
-        None => {
-            env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
-                .format_timestamp_millis()
-                .init();
-            kestrel::protocol::run_stdio();
+        Some(Command::Bench { depth, verbose }) => {
+            let r = kestrel::bench::run(depth, &mut std::io::stdout(), verbose);
+            println!(
+                "bench depth {depth}: {} nodes {} nps ({:.2} s)",
+                r.nodes,
+                r.nps(),
+                r.elapsed.as_secs_f64()
+            );
             ExitCode::SUCCESS
         }
     }
@@ -64,7 +100,7 @@ fn run_perft(depth: u32, fen: &str, divide: bool) -> ExitCode {
     };
     let secs = start.elapsed().as_secs_f64();
     println!("nodes {nodes}");
-    println!("time {:.3} s", secs);
+    println!("time {secs:.3} s");
     println!("speed {:.1} Mnps", nodes as f64 / secs.max(1e-9) / 1e6);
     ExitCode::SUCCESS
 }

@@ -9,6 +9,8 @@
 //!   ponder hit in `Hook::on_input`.
 //! * A move is made in `Session::play_engine_move` (ours) and `Session::user_move` (theirs).
 
+use super::terminal;
+use super::transcript::Transcript;
 use super::xboard::{thinking_line, Command, CommandError};
 use crate::chess::{Color, Move, Piece, Position, Square, STARTPOS_FEN};
 use crate::game::Game;
@@ -80,6 +82,7 @@ struct Session {
     hint: Option<Move>,
     edit: Option<EditBoard>,
     cores: usize,
+    transcript: Transcript,
     quit: bool,
 }
 
@@ -120,9 +123,15 @@ impl Driver {
                 hint: None,
                 edit: None,
                 cores: 1,
+                transcript: Transcript::default(),
                 quit: false,
             },
         }
+    }
+
+    /// Writes a transcript of the session to `path` (or stops writing with `None`).
+    pub fn set_transcript(&mut self, path: Option<&std::path::Path>) -> std::io::Result<()> {
+        self.session.transcript.open(path)
     }
 
     /// Runs until `quit` or the end of input.
@@ -145,7 +154,7 @@ impl Driver {
             }
             let line = match self.session.pending.pop_front() {
                 Some(line) => line,
-                None => self.session.rx.recv().unwrap_or_else(|_| "quit".into()),
+                None => self.session.receive(),
             };
             self.handle_line(&line);
         }
@@ -263,6 +272,47 @@ impl Driver {
                 };
                 self.searcher.set_score(&pos, score, depth);
             }
+            Command::Help => s.send_lines(terminal::help_lines()),
+            Command::Display => {
+                let last = s.game.last_move().zip(s.game.position_before_last());
+                let lines = terminal::board_lines(s.game.position(), last);
+                s.send_lines(lines);
+            }
+            Command::Moves => s.send_lines(terminal::move_lines(s.game.position())),
+            Command::Eval => s.send_lines(terminal::eval_lines(s.game.position())),
+            Command::Fen => {
+                let fen = s.game.position().to_fen();
+                s.send(&fen);
+            }
+            Command::Perft(depth) => {
+                let start = std::time::Instant::now();
+                let nodes = crate::chess::perft::perft(s.game.position(), depth);
+                let secs = start.elapsed().as_secs_f64();
+                s.send(&format!(
+                    "perft {depth}: {nodes} nodes in {secs:.3} s ({:.1} Mnps)",
+                    nodes as f64 / secs.max(1e-9) / 1e6
+                ));
+            }
+            Command::Divide(depth) => {
+                let pos = *s.game.position();
+                let mut total = 0;
+                for (m, n) in crate::chess::perft::divide(&pos, depth) {
+                    total += n;
+                    s.send(&format!("{}: {n}", pos.coordinate(m)));
+                }
+                s.send(&format!("total {total}"));
+            }
+            Command::Bench(depth) => {
+                let depth = depth.unwrap_or(crate::bench::DEFAULT_DEPTH);
+                let r = crate::bench::run(depth, &mut std::io::sink(), false);
+                s.send(&format!(
+                    "bench depth {depth}: {} nodes {} nps ({:.2} s)",
+                    r.nodes,
+                    r.nps(),
+                    r.elapsed.as_secs_f64()
+                ));
+            }
+            Command::Test { file, seconds } => s.run_test_suite(&file, seconds),
             harmless => s.handle_harmless(harmless),
         }
     }
@@ -359,7 +409,7 @@ impl Driver {
         }
         // Nothing (more) to search here: wait for input rather than search again.
         let s = &mut self.session;
-        let line = s.rx.recv().unwrap_or_else(|_| "quit".into());
+        let line = s.receive();
         s.pending.push_back(line);
     }
 }
@@ -377,13 +427,44 @@ fn invalid_line(line: &str) -> Option<String> {
 }
 
 impl Session {
+    /// The next input line, waiting for it (end of input reads as `quit`).
+    fn receive(&mut self) -> String {
+        let line = self.rx.recv().unwrap_or_else(|_| "quit".into());
+        self.transcript.input(&line);
+        line
+    }
+
+    /// The next input line if one is there.
+    fn try_receive(&mut self) -> Option<String> {
+        match self.rx.try_recv() {
+            Ok(line) => {
+                self.transcript.input(&line);
+                Some(line)
+            }
+            Err(crossbeam_channel::TryRecvError::Empty) => None,
+            Err(crossbeam_channel::TryRecvError::Disconnected) => Some("quit".into()),
+        }
+    }
+
     fn send(&mut self, line: &str) {
         log::debug!("out: {line}");
+        self.transcript.output(line);
         let ok = writeln!(self.out, "{line}").and_then(|_| self.out.flush());
         if ok.is_err() {
             // Nobody listens any more (GUI gone): stop.
             self.quit = true;
         }
+    }
+
+    fn send_lines(&mut self, lines: Vec<String>) {
+        for line in lines {
+            self.send(&line);
+        }
+    }
+
+    fn run_test_suite(&mut self, file: &str, seconds: f64) {
+        let _ = (file, seconds);
+        self.send("Error (test suites are not available yet): test");
     }
 
     fn send_error(&mut self, e: &CommandError) {
@@ -402,6 +483,7 @@ impl Session {
         ));
         self.send("feature option=\"Resign Threshold -spin 0 0 10000\"");
         self.send("feature option=\"Draw Offers -check 1\"");
+        self.send("feature option=\"Log File -string off\"");
         self.send("feature done=1");
     }
 
@@ -568,7 +650,7 @@ impl Session {
     /// anything else is left for the driver.
     fn wait_for_expected_move(&mut self, expected: Move) -> Option<Move> {
         loop {
-            let line = self.rx.recv().unwrap_or_else(|_| "quit".into());
+            let line = self.receive();
             match Command::parse(&line) {
                 Ok(Command::Move(text))
                     if self.game.position().parse_move(&text) == Ok(expected) =>
@@ -597,6 +679,12 @@ impl Session {
                 "0" | "false" => self.draw_offers = false,
                 _ => self.send(&format!("Error (Draw Offers must be 0 or 1): {v}")),
             },
+            ("Log File", Some(v)) => {
+                let path = (!v.is_empty() && v != "off").then(|| std::path::Path::new(v));
+                if let Err(e) = self.transcript.open(path) {
+                    self.send(&format!("Error (cannot open log file: {e}): {v}"));
+                }
+            }
             _ => self.send(&format!("Error (unknown option): {name}")),
         }
     }
@@ -834,13 +922,9 @@ impl SearchHook for Hook<'_> {
     fn poll(&mut self, nodes: u64) -> bool {
         self.nodes = nodes;
         while self.abort == Abort::No {
-            match self.s.rx.try_recv() {
-                Ok(line) => self.on_input(line),
-                Err(crossbeam_channel::TryRecvError::Empty) => break,
-                Err(crossbeam_channel::TryRecvError::Disconnected) => {
-                    self.s.pending.push_back("quit".into());
-                    self.stop(Abort::Command);
-                }
+            match self.s.try_receive() {
+                Some(line) => self.on_input(line),
+                None => break,
             }
         }
         if self.abort != Abort::No {

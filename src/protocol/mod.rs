@@ -3,14 +3,19 @@
 
 pub mod driver;
 pub mod input;
+pub mod terminal;
+pub mod transcript;
 pub mod xboard;
 
-/// Runs a protocol session on stdin/stdout until `quit` or end of input.
-pub fn run_stdio() {
+/// Runs a protocol session on stdin/stdout until `quit` or end of input, writing a
+/// transcript to `log` if given.
+pub fn run_stdio(log: Option<&std::path::Path>) -> std::io::Result<()> {
     ignore_sigint();
     let rx = input::spawn_reader(std::io::BufReader::new(std::io::stdin()));
     let mut driver = driver::Driver::new(rx, Box::new(std::io::stdout()));
+    driver.set_transcript(log)?;
     driver.run();
+    Ok(())
 }
 
 /// XBoard may send SIGINT when the user acts while the engine thinks; we declare

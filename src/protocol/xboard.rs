@@ -66,6 +66,19 @@ pub enum Command {
         score: i32,
         depth: u32,
     },
+    // Terminal conveniences (no GUI sends these).
+    Help,
+    Display,
+    Moves,
+    Eval,
+    Fen,
+    Perft(u32),
+    Divide(u32),
+    Bench(Option<u32>),
+    Test {
+        file: String,
+        seconds: f64,
+    },
 }
 
 /// Why a line is not a command we can carry out.
@@ -92,6 +105,17 @@ fn number<T: std::str::FromStr>(args: &str, what: &str) -> Result<T, CommandErro
     let a = arg(args, what)?;
     a.parse()
         .map_err(|_| CommandError::BadArgument(format!("{what} must be a number, not '{a}'")))
+}
+
+/// A depth for perft and bench: 1 to 20.
+fn depth_arg(args: &str) -> Result<u32, CommandError> {
+    let d: u32 = number(args, "depth")?;
+    if !(1..=20).contains(&d) {
+        return Err(CommandError::BadArgument(format!(
+            "depth must be 1-20, not {d}"
+        )));
+    }
+    Ok(d)
 }
 
 /// `time`/`otim` value: centiseconds; negative counts as zero, absurd values are capped.
@@ -244,6 +268,32 @@ impl Command {
                 SetScore {
                     score: number(s, "score")?,
                     depth: number(d, "depth")?,
+                }
+            }
+            "help" => Help,
+            "d" | "display" | "board" => Display,
+            "moves" => Moves,
+            "eval" => Eval,
+            "fen" => Fen,
+            "perft" => Perft(depth_arg(args)?),
+            "divide" => Divide(depth_arg(args)?),
+            "bench" => Bench(if args.is_empty() {
+                None
+            } else {
+                Some(depth_arg(args)?)
+            }),
+            "test" => {
+                let mut parts = args.split_whitespace();
+                let file = parts
+                    .next()
+                    .ok_or_else(|| CommandError::BadArgument("missing EPD file".into()))?;
+                let seconds = match parts.next() {
+                    None => 1.0,
+                    Some(t) => seconds(t, "seconds per position")?.as_secs_f64(),
+                };
+                Test {
+                    file: file.to_string(),
+                    seconds,
                 }
             }
             _ if args.is_empty() && looks_like_move(word) => Move(word.to_string()),

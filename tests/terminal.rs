@@ -1,0 +1,246 @@
+//! A person at the terminal: help, d, moves, SAN input, eval, perft, errors; the command
+//! line; bench determinism; and the session transcript.
+
+mod common;
+
+use common::Engine;
+use std::process::Command;
+use std::time::Duration;
+
+const SEC: Duration = Duration::from_secs(1);
+
+fn kestrel() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_kestrel"))
+}
+
+#[test]
+fn terminal_session_answers_readably() {
+    let mut e = Engine::start();
+    e.send("help");
+    let (_, help) = e.wait_for("end of help", 5 * SEC, |l| l.starts_with("quit "));
+    assert!(help.len() > 30, "help too short: {help:?}");
+    assert!(help.iter().any(|l| l.starts_with("perft N")));
+
+    e.send("new");
+    e.send("force");
+    e.send("e4");
+    e.send("Nf6");
+    e.send("d");
+    let (_, board) = e.wait_for("last move line", 5 * SEC, |l| l.starts_with("Last move:"));
+    let text = board.join("\n");
+    assert!(text.contains("8 | r n b q k b . r |"), "{text}");
+    assert!(text.contains("4 | . . . . P . . . |"), "{text}");
+    assert!(text.contains("FEN: rnbqkb1r/pppppppp/5n2/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 1 2"));
+    assert!(text.contains("Side to move: White"));
+    assert!(text.contains("Castling: KQkq"));
+    assert!(text.contains("Key: "));
+    assert_eq!(e.transcript.last().unwrap(), "Last move: Nf6 (g8f6)");
+
+    e.send("moves");
+    let first = e.next_line(5 * SEC).unwrap();
+    assert_eq!(first, "30 legal moves:");
+    let (_, _) = e.wait_for("move list", 5 * SEC, |l| l.contains("h4 (h2h4)"));
+
+    // SAN from a person: capture, castling preparation, promotion shapes.
+    e.send("d4");
+    e.send("exd4");
+    e.expect_prefix("Illegal move", 5 * SEC);
+    e.send("e6");
+    e.send("fen");
+    assert_eq!(
+        e.next_line(5 * SEC).unwrap(),
+        "rnbqkb1r/pppp1ppp/4pn2/8/3PP3/8/PPP2PPP/RNBQKBNR w KQkq - 0 3"
+    );
+
+    e.send("eval");
+    let (_, eval) = e.wait_for("eval total", 5 * SEC, |l| l.starts_with("side to move"));
+    assert!(eval.iter().any(|l| l.starts_with("material")));
+    assert!(eval.iter().any(|l| l.starts_with("total")));
+
+    e.send("perft 3");
+    let perft = e.expect_prefix("perft 3:", 10 * SEC);
+    // 3 plies from the position after 1. e4 Nf6 2. d4 e6 (White to move).
+    let mut pos = kestrel::chess::Position::startpos();
+    for m in ["e2e4", "g8f6", "d2d4", "e7e6"] {
+        pos = pos.after(pos.parse_move(m).unwrap());
+    }
+    let expected = kestrel::chess::perft::perft(&pos, 3);
+    assert!(
+        perft.starts_with(&format!("perft 3: {expected} nodes")),
+        "{perft}"
+    );
+
+    e.send("divide 1");
+    let (total, lines) = e.wait_for("divide total", 5 * SEC, |l| l.starts_with("total "));
+    assert_eq!(total, format!("total {}", pos.legal_moves().len()));
+    assert_eq!(lines.len(), pos.legal_moves().len());
+
+    e.send("frobnicate now");
+    assert_eq!(
+        e.next_line(5 * SEC).unwrap(),
+        "Error (unknown command): frobnicate now"
+    );
+    e.send("perft 0");
+    assert!(e
+        .next_line(5 * SEC)
+        .unwrap()
+        .starts_with("Error (depth must be 1-20"));
+}
+
+#[test]
+fn gui_session_sees_no_extra_chatter() {
+    let mut e = Engine::start();
+    let features = e.handshake();
+    assert!(features.iter().all(|l| l.starts_with("feature ")));
+    for cmd in [
+        "accepted ping",
+        "accepted setboard",
+        "new",
+        "random",
+        "level 0 0:10 0",
+        "post",
+        "hard",
+        "easy",
+        "nopost",
+        "force",
+        "computer",
+        "name Opponent",
+        "rating 2000 1800",
+        "e2e4",
+        "e7e5",
+        "memory 32",
+        "cores 1",
+    ] {
+        e.send(cmd);
+    }
+    assert_eq!(e.sync(1), Vec::<String>::new(), "unexpected output");
+    e.send("time 1000");
+    e.send("otim 1000");
+    e.send("go");
+    let (mv, before) = e.wait_for("move", 10 * SEC, |l| l.starts_with("move "));
+    assert!(before.is_empty(), "chatter before the move: {before:?}");
+    assert!(mv.len() > 5);
+    assert_eq!(e.sync(2), Vec::<String>::new());
+}
+
+#[test]
+fn bench_node_count_is_the_same_every_run() {
+    let run = || {
+        let out = kestrel().args(["bench", "6"]).output().unwrap();
+        assert!(out.status.success());
+        let text = String::from_utf8(out.stdout).unwrap();
+        let nodes: u64 = text
+            .split_whitespace()
+            .skip_while(|w| *w != "6:")
+            .nth(1)
+            .unwrap_or_else(|| panic!("no node count in {text}"))
+            .parse()
+            .unwrap();
+        nodes
+    };
+    let first = run();
+    assert!(first > 100_000, "{first}");
+    assert_eq!(first, run());
+    // The in-session command agrees with the command line.
+    let mut e = Engine::start();
+    e.send("bench 6");
+    let line = e.expect_prefix("bench depth 6:", 60 * SEC);
+    assert!(
+        line.starts_with(&format!("bench depth 6: {first} nodes")),
+        "{line}"
+    );
+}
+
+#[test]
+fn command_line_help_version_and_errors() {
+    let out = kestrel().arg("--help").output().unwrap();
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    for word in ["perft", "bench", "--log", "xboard"] {
+        assert!(help.contains(word), "--help lacks {word}:\n{help}");
+    }
+    let out = kestrel().arg("--version").output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("kestrel "));
+    let out = kestrel().args(["perft", "--help"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("--divide"));
+    // Bad arguments: clap's error on stderr and a non-zero exit.
+    for args in [
+        &["perft"][..],
+        &["perft", "x"],
+        &["perft", "0"],
+        &["frob"],
+        &["bench", "-z"],
+    ] {
+        let out = kestrel().args(args).output().unwrap();
+        assert!(!out.status.success(), "{args:?} succeeded");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("error"),
+            "{args:?}"
+        );
+    }
+    let out = kestrel()
+        .args(["perft", "2", "--fen", "not a fen"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad FEN"));
+}
+
+#[test]
+fn transcript_of_a_cutechess_style_game_is_complete() {
+    let dir = std::env::temp_dir().join(format!("kestrel-log-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("session.log");
+    let _ = std::fs::remove_file(&log);
+    let mut e = Engine::start_with_args(&["--log", log.to_str().unwrap()]);
+    let mut sent = vec!["xboard".to_string(), "protover 2".to_string()];
+    e.handshake();
+    let send = |e: &mut Engine, line: &str, sent: &mut Vec<String>| {
+        e.send(line);
+        sent.push(line.to_string());
+    };
+    for cmd in ["new", "force", "level 0 0:05 0.1", "post"] {
+        send(&mut e, cmd, &mut sent);
+    }
+    send(&mut e, "ping 1", &mut sent);
+    e.expect_prefix("pong 1", 5 * SEC);
+    send(&mut e, "time 500", &mut sent);
+    send(&mut e, "otim 500", &mut sent);
+    send(&mut e, "usermove e2e4", &mut sent);
+    send(&mut e, "go", &mut sent);
+    let reply = e.expect_move(10 * SEC);
+    send(&mut e, "ping 2", &mut sent);
+    e.expect_prefix("pong 2", 5 * SEC);
+    send(&mut e, "usermove g1f3", &mut sent);
+    e.expect_move(10 * SEC);
+    send(&mut e, "force", &mut sent);
+    send(&mut e, "result 1/2-1/2 {test}", &mut sent);
+    send(&mut e, "ping 3", &mut sent);
+    e.expect_prefix("pong 3", 5 * SEC);
+    send(&mut e, "quit", &mut sent);
+    assert!(e.wait_exit(5 * SEC));
+    let received = e.transcript.clone();
+
+    let text = std::fs::read_to_string(&log).unwrap();
+    let mut ins = Vec::new();
+    let mut outs = Vec::new();
+    let mut last_time = 0.0;
+    for line in text.lines() {
+        // "   12.345 < usermove e2e4"
+        let mut parts = line.trim_start().splitn(3, ' ');
+        let time: f64 = parts.next().unwrap().parse().expect(line);
+        assert!(time >= last_time, "times go backwards: {line}");
+        last_time = time;
+        let dir = parts.next().unwrap();
+        let rest = parts.next().unwrap_or("").to_string();
+        match dir {
+            "<" => ins.push(rest),
+            ">" => outs.push(rest),
+            _ => panic!("bad transcript line: {line}"),
+        }
+    }
+    assert_eq!(ins, sent, "every input line, in order");
+    assert_eq!(outs, received, "every output line, in order");
+    assert!(outs.contains(&format!("move {reply}")));
+    let _ = std::fs::remove_dir_all(&dir);
+}
