@@ -14,16 +14,17 @@ pub enum Bound {
     Exact = 3,
 }
 
-#[derive(Clone, Copy, Default)]
-#[repr(C)]
-struct Entry {
-    key: u64,
-    mv: u16,
-    score: i16,
-    depth: u8,
-    /// Bound in the low 2 bits, search generation in the rest.
-    flags: u8,
-    _pad: u16,
+/// One slot: the full key, and the data packed in a second word as move (16 bits), score
+/// (16), depth (8), bound (2) and search generation (6). Plain `u64` pairs let the table be
+/// allocated zeroed by the OS, so memory is only committed as the search fills it.
+type Entry = [u64; 2];
+
+#[inline(always)]
+fn pack(mv: Move, score: i32, depth: i32, bound: Bound, generation: u8) -> u64 {
+    let score = score.clamp(i16::MIN as i32, i16::MAX as i32) as i16 as u16 as u64;
+    let depth = depth.clamp(0, 255) as u64;
+    let flags = (bound as u8 | (generation << 2)) as u64;
+    mv.bits() as u64 | score << 16 | depth << 32 | flags << 40
 }
 
 /// What a probe found.
@@ -42,7 +43,7 @@ pub struct TranspositionTable {
 
 pub const DEFAULT_HASH_MB: usize = 64;
 /// Refuse absurd sizes (`memory 100000`): this many megabytes at most.
-pub const MAX_HASH_MB: usize = 16 * 1024;
+pub const MAX_HASH_MB: usize = 4096;
 
 impl TranspositionTable {
     /// A table of about `megabytes` MB (clamped to 1..=MAX_HASH_MB; if the memory cannot be
@@ -51,11 +52,12 @@ impl TranspositionTable {
         let mut mb = megabytes.clamp(1, MAX_HASH_MB);
         loop {
             let count = mb * 1024 * 1024 / std::mem::size_of::<Entry>();
-            let mut entries = Vec::new();
+            let mut entries: Vec<Entry> = Vec::new();
             if entries.try_reserve_exact(count).is_ok() {
-                entries.resize(count, Entry::default());
+                drop(entries);
+                // `vec!` of zeros allocates zeroed memory without touching it.
                 return TranspositionTable {
-                    entries,
+                    entries: vec![[0u64; 2]; count],
                     generation: 0,
                 };
             }
@@ -72,7 +74,10 @@ impl TranspositionTable {
     }
 
     pub fn clear(&mut self) {
-        self.entries.fill(Entry::default());
+        // A fresh zeroed allocation is cheaper than writing every slot of a big table.
+        let count = self.entries.len();
+        self.entries = Vec::new();
+        self.entries = vec![[0u64; 2]; count];
         self.generation = 0;
     }
 
@@ -89,19 +94,20 @@ impl TranspositionTable {
 
     #[inline]
     pub fn probe(&self, key: u64) -> Option<Hit> {
-        let e = &self.entries[self.index(key)];
-        if e.key != key || e.flags & 3 == 0 {
-            return None;
-        }
-        let bound = match e.flags & 3 {
+        let [stored_key, data] = self.entries[self.index(key)];
+        let bound = match (data >> 40) & 3 {
+            0 => return None,
             1 => Bound::Upper,
             2 => Bound::Lower,
             _ => Bound::Exact,
         };
+        if stored_key != key {
+            return None;
+        }
         Some(Hit {
-            mv: Move::from_bits(e.mv),
-            score: e.score as i32,
-            depth: e.depth as i32,
+            mv: Move::from_bits(data as u16),
+            score: (data >> 16) as u16 as i16 as i32,
+            depth: ((data >> 32) & 255) as i32,
             bound,
         })
     }
@@ -110,26 +116,19 @@ impl TranspositionTable {
     pub fn store(&mut self, key: u64, mv: Move, score: i32, depth: i32, bound: Bound) {
         let generation = self.generation;
         let i = self.index(key);
-        let e = &mut self.entries[i];
+        let [old_key, old] = self.entries[i];
         // Replace unless the slot holds a deeper result of this search for another position.
-        let same = e.key == key;
-        let stale = (e.flags >> 2) != generation;
-        if !same && !stale && (e.depth as i32) > depth + 2 {
+        let same = old_key == key;
+        let stale = ((old >> 42) & 63) as u8 != generation;
+        if !same && !stale && ((old >> 32) & 255) as i32 > depth + 2 {
             return;
         }
         let mv = if mv.is_none() && same {
-            Move::from_bits(e.mv)
+            Move::from_bits(old as u16)
         } else {
             mv
         };
-        *e = Entry {
-            key,
-            mv: mv.bits(),
-            score: score.clamp(i16::MIN as i32, i16::MAX as i32) as i16,
-            depth: depth.clamp(0, 255) as u8,
-            flags: bound as u8 | (generation << 2),
-            _pad: 0,
-        };
+        self.entries[i] = [key, pack(mv, score, depth, bound, generation)];
     }
 
     /// Permille of the first thousand slots used in this search (for `hashfull`).
@@ -137,7 +136,7 @@ impl TranspositionTable {
         let n = self.entries.len().min(1000);
         self.entries[..n]
             .iter()
-            .filter(|e| e.flags & 3 != 0 && (e.flags >> 2) == self.generation)
+            .filter(|e| (e[1] >> 40) & 3 != 0 && ((e[1] >> 42) & 63) as u8 == self.generation)
             .count()
             * 1000
             / n.max(1)
