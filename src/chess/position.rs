@@ -381,6 +381,11 @@ impl Position {
                 self.ep_square = None;
             }
         }
+        // Debug builds recompute everything redundant after every move.
+        #[cfg(debug_assertions)]
+        if let Err(e) = self.validate() {
+            panic!("position corrupt after {mv:?}: {e}");
+        }
     }
 
     /// Rights left after a move from or to these squares (a rook moved or was taken).

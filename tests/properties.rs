@@ -1,0 +1,238 @@
+//! Property tests: the parsers never panic on any input, and random command sequences fed
+//! to the protocol driver never panic, never produce an illegal move, and leave exactly
+//! the position that replaying the accepted moves gives.
+
+use crossbeam_channel::unbounded;
+use kestrel::chess::{Position, STARTPOS_FEN};
+use kestrel::game::Game;
+use kestrel::protocol::driver::Driver;
+use proptest::prelude::*;
+use std::io::Write;
+use std::sync::mpsc;
+use std::time::Duration;
+
+const FENS: [&str; 5] = [
+    STARTPOS_FEN,
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+    "4k3/1P6/8/8/8/8/6p1/4K3 w - - 0 1",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn fen_parser_never_panics(s in "\\PC{0,100}") {
+        let _ = Position::from_fen(&s);
+    }
+
+    #[test]
+    fn fen_parser_never_panics_on_fen_like_text(
+        s in "[pnbrqkPNBRQK1-9/]{0,70} [wbx-] [KQkqA-Ha-h-]{0,5} [a-h1-8-]{1,2}( [0-9-]{1,4}){0,3}"
+    ) {
+        if let Ok(pos) = Position::from_fen(&s) {
+            // Whatever is accepted is a valid position that prints and reparses identically.
+            prop_assert!(pos.validate().is_ok());
+            prop_assert_eq!(Position::from_fen(&pos.to_fen()).unwrap(), pos);
+        }
+    }
+
+    #[test]
+    fn move_parsers_never_panic(fen in 0..FENS.len(), s in "\\PC{0,12}") {
+        let pos = Position::from_fen(FENS[fen]).unwrap();
+        if let Ok(m) = pos.parse_move(&s) {
+            prop_assert!(pos.is_legal(m));
+        }
+        let _ = pos.parse_san(&s);
+        let _ = pos.parse_coordinate(&s);
+    }
+}
+
+/// A writer that sends each completed line down a channel.
+struct LineSender {
+    buf: Vec<u8>,
+    tx: mpsc::Sender<String>,
+}
+
+impl Write for LineSender {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        for &b in data {
+            if b == b'\n' {
+                let line = String::from_utf8_lossy(&self.buf).into_owned();
+                self.buf.clear();
+                let _ = self.tx.send(line);
+            } else {
+                self.buf.push(b);
+            }
+        }
+        Ok(data.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Action {
+    /// The n-th legal move (modulo), in coordinates or SAN.
+    LegalMove(usize, bool),
+    /// Some text shaped like a move, usually illegal.
+    RandomMove(String),
+    Undo,
+    Remove,
+    New,
+    Force,
+    Go,
+    PlayOther,
+    SetBoard(usize),
+    BadSetBoard(String),
+    Garbage(String),
+    Hard,
+    Easy,
+    MoveNow,
+    Analyze,
+    Exit,
+}
+
+fn action() -> impl Strategy<Value = Action> {
+    prop_oneof![
+        6 => (any::<usize>(), any::<bool>()).prop_map(|(n, san)| Action::LegalMove(n, san)),
+        2 => "[a-h][1-8][a-h][1-8][qnrb]?".prop_map(Action::RandomMove),
+        1 => Just(Action::Undo),
+        1 => Just(Action::Remove),
+        1 => Just(Action::New),
+        1 => Just(Action::Force),
+        2 => Just(Action::Go),
+        1 => Just(Action::PlayOther),
+        1 => (0..FENS.len()).prop_map(Action::SetBoard),
+        1 => "[a-z0-9/ ]{0,30}".prop_map(Action::BadSetBoard),
+        1 => "[a-z?.!0-9 ]{1,12}".prop_map(|s| Action::Garbage(format!("zz{s}"))),
+        1 => Just(Action::Hard),
+        1 => Just(Action::Easy),
+        1 => Just(Action::MoveNow),
+        1 => Just(Action::Analyze),
+        1 => Just(Action::Exit),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn driver_survives_random_sessions_and_keeps_the_game(
+        actions in proptest::collection::vec(action(), 1..40)
+    ) {
+        let (tx, rx) = unbounded();
+        let (out_tx, out_rx) = mpsc::channel();
+        let driver = std::thread::spawn(move || {
+            Driver::new(rx, Box::new(LineSender { buf: Vec::new(), tx: out_tx })).run();
+        });
+        let mut ping = 0;
+        // Sends `lines`, then a ping, and returns everything before the pong.
+        let mut exchange = |lines: &[String]| -> Vec<String> {
+            for l in lines {
+                tx.send(l.clone()).unwrap();
+            }
+            ping += 1;
+            tx.send(format!("ping {ping}")).unwrap();
+            let want = format!("pong {ping}");
+            let mut got = Vec::new();
+            loop {
+                let line = out_rx
+                    .recv_timeout(Duration::from_secs(20))
+                    .expect("driver stalled or died");
+                if line == want {
+                    return got;
+                }
+                got.push(line);
+            }
+        };
+        exchange(&["xboard".into(), "protover 2".into(), "st 0.05".into(), "sd 3".into()]);
+
+        let mut model = Game::default();
+        for a in &actions {
+            let pos = *model.position();
+            let legal = pos.legal_moves();
+            let mut user_move = None;
+            let lines: Vec<String> = match a {
+                Action::LegalMove(n, san) => {
+                    if legal.is_empty() {
+                        continue;
+                    }
+                    let m = legal[n % legal.len()];
+                    user_move = Some(m);
+                    let text = if *san { pos.san(m) } else { pos.coordinate(m) };
+                    vec![format!("usermove {text}")]
+                }
+                Action::RandomMove(s) => {
+                    user_move = pos.parse_move(s).ok();
+                    vec![format!("usermove {s}")]
+                }
+                Action::Undo => vec!["undo".into()],
+                Action::Remove => vec!["remove".into()],
+                Action::New => vec!["new".into(), "sd 3".into()],
+                Action::Force => vec!["force".into()],
+                Action::Go => vec!["go".into()],
+                Action::PlayOther => vec!["playother".into()],
+                Action::SetBoard(i) => vec![format!("setboard {}", FENS[*i])],
+                Action::BadSetBoard(s) => vec![format!("setboard {s}")],
+                Action::Garbage(s) => vec![s.clone()],
+                Action::Hard => vec!["hard".into()],
+                Action::Easy => vec!["easy".into()],
+                Action::MoveNow => vec!["?".into()],
+                Action::Analyze => vec!["analyze".into()],
+                Action::Exit => vec!["exit".into()],
+            };
+            let out = exchange(&lines);
+            let refused = out.iter().any(|l| l.starts_with("Illegal move") || l.starts_with("Error") || l.starts_with("tellusererror"));
+            // The model follows what the driver accepted.
+            match a {
+                Action::LegalMove(..) | Action::RandomMove(_) => {
+                    if let Some(m) = user_move {
+                        prop_assert!(!out.iter().any(|l| l.starts_with("Illegal move")), "legal move refused: {:?}", out);
+                        model.play(m);
+                    } else {
+                        prop_assert!(out.iter().any(|l| l.starts_with("Illegal move") || l.starts_with("Error")), "illegal move accepted: {:?} {:?}", a, out);
+                    }
+                }
+                Action::Undo => { model.undo(); }
+                Action::Remove => {
+                    if model.moves().len() >= 2 { model.undo(); model.undo(); }
+                }
+                Action::New => model = Game::default(),
+                Action::SetBoard(i) => model = Game::new(Position::from_fen(FENS[*i]).unwrap()),
+                Action::BadSetBoard(s) => {
+                    if !refused {
+                        model = Game::new(Position::from_fen(s).unwrap());
+                    }
+                }
+                _ => {}
+            }
+            // Every move the engine played is legal where it played it.
+            for l in &out {
+                if let Some(text) = l.strip_prefix("move ") {
+                    let m = model.position().parse_move(text);
+                    prop_assert!(m.is_ok(), "engine played illegal {} in {}", text, model.position().to_fen());
+                    model.play(m.unwrap());
+                }
+            }
+        }
+        // Stop any search, then compare the driver's position with the model's.
+        let out = exchange(&["exit".into(), "force".into(), "fen".into()]);
+        let mut fen = None;
+        for l in &out {
+            if let Some(text) = l.strip_prefix("move ") {
+                let m = model.position().parse_move(text);
+                prop_assert!(m.is_ok(), "engine played illegal {}", text);
+                model.play(m.unwrap());
+            } else if l.contains('/') {
+                fen = Some(l.clone());
+            }
+        }
+        let expected = model.position().to_fen();
+        prop_assert_eq!(fen.as_deref(), Some(expected.as_str()));
+        tx.send("quit".into()).unwrap();
+        driver.join().expect("driver thread panicked");
+    }
+}
