@@ -8,6 +8,7 @@
 
 pub mod bench;
 pub mod chess;
+pub mod epd;
 pub mod eval;
 pub mod game;
 pub mod protocol;

@@ -49,6 +49,27 @@ enum Command {
         #[arg(long, short)]
         verbose: bool,
     },
+    /// Run an EPD test suite (positions with bm/am): per position the move found, whether it
+    /// is solved and when it was found; the total at the end. Progress goes to stderr.
+    Epd {
+        /// The EPD file (e.g. wac.epd).
+        file: PathBuf,
+        /// Seconds per position (the default when no limit is given is 1).
+        #[arg(long, value_name = "SECONDS")]
+        time: Option<f64>,
+        /// Depth limit per position.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100))]
+        depth: Option<u32>,
+        /// Node limit per position.
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        nodes: Option<u64>,
+        /// Search threads (Kestrel searches with one thread for now).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
+        threads: u32,
+        /// Hash table size in MB.
+        #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=4096))]
+        hash: u64,
+    },
 }
 
 fn main() -> ExitCode {
@@ -65,6 +86,14 @@ fn main() -> ExitCode {
             }
         },
         Some(Command::Perft { depth, fen, divide }) => run_perft(depth, &fen, divide),
+        Some(Command::Epd {
+            file,
+            time,
+            depth,
+            nodes,
+            threads,
+            hash,
+        }) => run_epd(&file, time, depth, nodes, threads, hash as usize),
         Some(Command::Bench { depth, verbose }) => {
             let r = kestrel::bench::run(depth, &mut std::io::stdout(), verbose);
             println!(
@@ -102,5 +131,54 @@ fn run_perft(depth: u32, fen: &str, divide: bool) -> ExitCode {
     println!("nodes {nodes}");
     println!("time {secs:.3} s");
     println!("speed {:.1} Mnps", nodes as f64 / secs.max(1e-9) / 1e6);
+    ExitCode::SUCCESS
+}
+
+fn run_epd(
+    file: &std::path::Path,
+    time: Option<f64>,
+    depth: Option<u32>,
+    nodes: Option<u64>,
+    threads: u32,
+    hash_mb: usize,
+) -> ExitCode {
+    use kestrel::epd::{read_epd_file, run_suite, EpdLimits};
+    if let Some(t) = time.filter(|t| !t.is_finite() || *t <= 0.0 || *t > 1e6) {
+        eprintln!("error: --time must be a positive number of seconds, not {t}");
+        return ExitCode::from(2);
+    }
+    if threads > 1 {
+        eprintln!("note: Kestrel searches with one thread; --threads {threads} runs as 1");
+    }
+    let lines = match read_epd_file(file) {
+        Ok(lines) => lines,
+        Err(e) => {
+            eprintln!("error: cannot read {}: {e}", file.display());
+            return ExitCode::from(2);
+        }
+    };
+    let mut entries = Vec::new();
+    for (line, parsed) in lines {
+        match parsed {
+            Ok(entry) => entries.push(entry),
+            Err(e) => eprintln!("{}:{line}: skipped: {e}", file.display()),
+        }
+    }
+    let time = match (time, depth, nodes) {
+        (None, None, None) => Some(1.0),
+        (t, _, _) => t,
+    };
+    let limits = EpdLimits {
+        time: time.map(std::time::Duration::from_secs_f64),
+        depth,
+        nodes,
+        hash_mb,
+    };
+    run_suite(
+        &entries,
+        &limits,
+        &mut std::io::stdout(),
+        &mut std::io::stderr(),
+    );
     ExitCode::SUCCESS
 }

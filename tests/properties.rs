@@ -197,15 +197,14 @@ proptest! {
                     }
                 }
                 Action::Undo => { model.undo(); }
-                Action::Remove => {
-                    if model.moves().len() >= 2 { model.undo(); model.undo(); }
+                Action::Remove if model.moves().len() >= 2 => {
+                    model.undo();
+                    model.undo();
                 }
                 Action::New => model = Game::default(),
                 Action::SetBoard(i) => model = Game::new(Position::from_fen(FENS[*i]).unwrap()),
-                Action::BadSetBoard(s) => {
-                    if !refused {
-                        model = Game::new(Position::from_fen(s).unwrap());
-                    }
+                Action::BadSetBoard(s) if !refused => {
+                    model = Game::new(Position::from_fen(s).unwrap());
                 }
                 _ => {}
             }

@@ -244,3 +244,60 @@ fn transcript_of_a_cutechess_style_game_is_complete() {
     assert!(outs.contains(&format!("move {reply}")));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn epd_command_line_shows_progress_results_and_total() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/bratko-kopec.epd");
+    let out = kestrel()
+        .args(["epd", file, "--depth", "4"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let results: Vec<&str> = stdout.lines().filter(|l| l.contains("/24 BK.")).collect();
+    assert_eq!(results.len(), 24, "{stdout}");
+    assert!(results
+        .iter()
+        .all(|l| l.contains("solved") || l.contains("FAILED")));
+    assert_eq!(stderr.matches("searching ").count(), 24, "{stderr}");
+    let total = stdout.lines().last().unwrap();
+    assert!(
+        total.starts_with("solved ") && total.contains("/24"),
+        "{total}"
+    );
+    // The same count in a session with `test`.
+    let solved = results.iter().filter(|l| l.contains(" solved")).count();
+    assert!(total.starts_with(&format!("solved {solved}/24")), "{total}");
+    let out = kestrel()
+        .args(["epd", "no-such-file.epd"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
+    let out = kestrel()
+        .args(["epd", file, "--time", "-1"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let out = kestrel().args(["epd", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    for opt in ["--time", "--depth", "--nodes", "--threads", "--hash"] {
+        assert!(help.contains(opt), "epd --help lacks {opt}");
+    }
+}
+
+#[test]
+fn test_command_in_a_session_runs_a_suite() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/bratko-kopec.epd");
+    let mut e = Engine::start();
+    e.send(&format!("test {file} 0.05"));
+    let (total, lines) = e.wait_for("suite total", 30 * SEC, |l| l.starts_with("solved "));
+    assert_eq!(lines.iter().filter(|l| l.contains("/24 BK.")).count(), 24);
+    assert!(total.contains("/24"), "{total}");
+    e.send("test /no/such/file.epd");
+    assert!(e
+        .next_line(5 * SEC)
+        .unwrap()
+        .starts_with("Error (cannot read"));
+}

@@ -462,9 +462,35 @@ impl Session {
         }
     }
 
+    /// `test FILE [SECONDS]`: runs an EPD suite, one line per position, then the total.
     fn run_test_suite(&mut self, file: &str, seconds: f64) {
-        let _ = (file, seconds);
-        self.send("Error (test suites are not available yet): test");
+        use crate::epd::{read_epd_file, run_suite, EpdLimits};
+        let lines = match read_epd_file(file) {
+            Ok(lines) => lines,
+            Err(e) => {
+                self.send(&format!("Error (cannot read {file}: {e}): test"));
+                return;
+            }
+        };
+        let mut entries = Vec::new();
+        for (line, parsed) in lines {
+            match parsed {
+                Ok(entry) => entries.push(entry),
+                Err(e) => self.send(&format!("{file}:{line}: skipped: {e}")),
+            }
+        }
+        let limits = EpdLimits {
+            time: Some(Duration::from_secs_f64(seconds)),
+            depth: None,
+            nodes: None,
+            hash_mb: crate::search::tt::DEFAULT_HASH_MB,
+        };
+        let mut report = Vec::new();
+        run_suite(&entries, &limits, &mut report, &mut std::io::sink());
+        let text = String::from_utf8_lossy(&report).into_owned();
+        for line in text.lines() {
+            self.send(line);
+        }
     }
 
     fn send_error(&mut self, e: &CommandError) {
