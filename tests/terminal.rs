@@ -301,3 +301,28 @@ fn test_command_in_a_session_runs_a_suite() {
         .unwrap()
         .starts_with("Error (cannot read"));
 }
+
+#[test]
+fn looking_at_the_board_while_the_engine_thinks_does_not_stop_it() {
+    let mut e = Engine::start();
+    e.send("new");
+    e.send("force");
+    e.send("st 0.5");
+    e.send("go");
+    std::thread::sleep(Duration::from_millis(100));
+    e.send("d");
+    e.send("fen");
+    // The move comes first (the search was not cut short), then the board and FEN.
+    let t = std::time::Instant::now();
+    let (first, _) = e.wait_for("move or board", 5 * SEC, |l| {
+        l.starts_with("move ") || l.starts_with("  +--")
+    });
+    assert!(first.starts_with("move "), "{first}");
+    assert!(
+        t.elapsed() > Duration::from_millis(250),
+        "search was cut short"
+    );
+    let (_, _) = e.wait_for("board", 5 * SEC, |l| l.starts_with("Last move:"));
+    let fen = e.next_line(5 * SEC).unwrap();
+    assert!(fen.contains(" b KQkq"), "{fen}");
+}

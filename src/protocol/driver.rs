@@ -272,18 +272,6 @@ impl Driver {
                 };
                 self.searcher.set_score(&pos, score, depth);
             }
-            Command::Help => s.send_lines(terminal::help_lines()),
-            Command::Display => {
-                let last = s.game.last_move().zip(s.game.position_before_last());
-                let lines = terminal::board_lines(s.game.position(), last);
-                s.send_lines(lines);
-            }
-            Command::Moves => s.send_lines(terminal::move_lines(s.game.position())),
-            Command::Eval => s.send_lines(terminal::eval_lines(s.game.position())),
-            Command::Fen => {
-                let fen = s.game.position().to_fen();
-                s.send(&fen);
-            }
             Command::Perft(depth) => {
                 let start = std::time::Instant::now();
                 let nodes = crate::chess::perft::perft(s.game.position(), depth);
@@ -554,6 +542,18 @@ impl Session {
                 if self.draw_offers && (dead || worse) && !self.game_over {
                     self.send("offer draw");
                 }
+            }
+            Command::Help => self.send_lines(terminal::help_lines()),
+            Command::Display => {
+                let last = self.game.last_move().zip(self.game.position_before_last());
+                let lines = terminal::board_lines(self.game.position(), last);
+                self.send_lines(lines);
+            }
+            Command::Moves => self.send_lines(terminal::move_lines(self.game.position())),
+            Command::Eval => self.send_lines(terminal::eval_lines(self.game.position())),
+            Command::Fen => {
+                let fen = self.game.position().to_fen();
+                self.send(&fen);
             }
             // Noted, nothing to do: accepted/rejected features, opponent's name and rating,
             // ICS, computer opponent, random, egtpath, `.` outside analysis.

@@ -329,6 +329,11 @@ impl Command {
                 | Sd(_)
                 | Nps(_)
                 | EgtPath
+                | Help
+                | Display
+                | Moves
+                | Eval
+                | Fen
         )
     }
 }
