@@ -137,26 +137,6 @@ impl Position {
         self.count_legal_moves() > 0
     }
 
-    /// Our pieces pinned to our king: those that alone stand between it and an enemy slider.
-    #[inline(always)]
-    pub fn pinned(&self) -> Bitboard {
-        let us = self.side_to_move();
-        let king = self.king(us);
-        let theirs = self.color_bb(!us);
-        let queens = self.role_bb(Role::Queen);
-        let snipers = (rook_attacks(king, theirs) & (self.role_bb(Role::Rook) | queens) & theirs)
-            | (bishop_attacks(king, theirs) & (self.role_bb(Role::Bishop) | queens) & theirs);
-        let occupied = self.occupied();
-        let mut pinned = Bitboard::EMPTY;
-        for sniper in snipers {
-            let blockers = between(king, sniper) & occupied;
-            if !blockers.has_several() {
-                pinned |= blockers;
-            }
-        }
-        pinned & self.color_bb(us)
-    }
-
     /// The generator. `NOISY` and `QUIET` choose the stage; both = all legal moves.
     #[inline(always)]
     pub fn generate<S: MoveSink, const NOISY: bool, const QUIET: bool>(&self, sink: &mut S) {

@@ -19,6 +19,8 @@ pub struct Position {
     key: u64,
     /// Pieces of the side not to move that give check to the side to move.
     checkers: Bitboard,
+    /// Pieces of the side to move that alone shield their king from an enemy slider.
+    pinned: Bitboard,
     side: Color,
     castling: CastlingRights,
     /// The rook each castling right belongs to, by `CastlingRights::index`.
@@ -49,6 +51,7 @@ impl Position {
             by_color: [Bitboard::EMPTY; 2],
             key: 0,
             checkers: Bitboard::EMPTY,
+            pinned: Bitboard::EMPTY,
             side: Color::White,
             castling: CastlingRights::NONE,
             castle_rooks: [Square::H1, Square::A1, Square::H8, Square::A8],
@@ -284,10 +287,39 @@ impl Position {
         self.key = self.compute_key();
     }
 
+    /// Checkers and pins of the side to move, from one look along the lines out of its king:
+    /// an enemy slider with nothing between gives check, with one of our pieces between pins it.
     #[inline(always)]
     fn refresh_checkers(&mut self) {
         let us = self.side;
-        self.checkers = self.attackers_to(self.king(us), self.occupied()) & self.color_bb(!us);
+        let king = self.king(us);
+        let ours = self.color_bb(us);
+        let theirs = self.color_bb(!us);
+        let occupied = ours | theirs;
+        let queens = self.by_role[Role::Queen.index()];
+        let snipers = ((rook_attacks(king, theirs) & (self.by_role[Role::Rook.index()] | queens))
+            | (bishop_attacks(king, theirs) & (self.by_role[Role::Bishop.index()] | queens)))
+            & theirs;
+        let mut checkers = ((knight_attacks(king) & self.by_role[Role::Knight.index()])
+            | (pawn_attacks(us, king) & self.by_role[Role::Pawn.index()]))
+            & theirs;
+        let mut pinned = Bitboard::EMPTY;
+        for sniper in snipers {
+            let blockers = between(king, sniper) & occupied;
+            if blockers.is_empty() {
+                checkers |= Bitboard::from_square(sniper);
+            } else if !blockers.has_several() {
+                pinned |= blockers & ours;
+            }
+        }
+        self.checkers = checkers;
+        self.pinned = pinned;
+    }
+
+    /// Our pieces pinned to our king: those that alone stand between it and an enemy slider.
+    #[inline(always)]
+    pub fn pinned(&self) -> Bitboard {
+        self.pinned
     }
 
     /// Plays a legal move on this position. The move must come from this position's legal
@@ -538,6 +570,11 @@ impl Position {
         let checkers = self.attackers_to(self.king(us), self.occupied()) & self.color_bb(!us);
         if checkers != self.checkers {
             return Err("checkers are stale".into());
+        }
+        let mut fresh = *self;
+        fresh.refresh_checkers();
+        if fresh.pinned != self.pinned {
+            return Err("pinned pieces are stale".into());
         }
         Ok(())
     }
