@@ -1,4 +1,4 @@
-//! perft against published counts: the shared perft suite, Chess960 in Shredder-FEN and
+//! perft against published counts: the classic perft suite, Chess960 in Shredder-FEN and
 //! X-FEN, and Marcel van Kervinck's random positions. Also FEN round trips on all of them.
 //! Run with `cargo test --release`; the work is spread over the available cores.
 

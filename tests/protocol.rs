@@ -464,3 +464,79 @@ fn chess960_castling_in_and_out() {
     e.send("a8b8");
     assert_eq!(e.sync(1), Vec::<String>::new());
 }
+
+#[test]
+fn legacy_edit_mode_sets_up_a_position() {
+    let mut e = started();
+    e.send("new");
+    e.send("force");
+    e.send("edit");
+    e.send("#");
+    e.send("Ke1");
+    e.send("Ra1");
+    e.send("Pe4");
+    e.send("c");
+    e.send("Ke8");
+    e.send("Pd5");
+    e.send("xd5");
+    e.send("Zz9");
+    e.expect_prefix("Error (edit mode expects", 5 * SEC);
+    e.send(".");
+    e.send("fen");
+    assert_eq!(e.next_line(5 * SEC).unwrap(), "4k3/8/8/8/4P3/8/8/R3K3 w Q - 0 1");
+    // An impossible set-up is refused and the old position kept.
+    e.send("edit");
+    e.send("#");
+    e.send(".");
+    e.expect_prefix("tellusererror Illegal position", 5 * SEC);
+    e.send("fen");
+    assert_eq!(e.next_line(5 * SEC).unwrap(), "4k3/8/8/8/4P3/8/8/R3K3 w Q - 0 1");
+}
+
+#[test]
+fn pause_stops_thinking_until_resume() {
+    let mut e = started();
+    e.send("new");
+    e.send("force");
+    e.send("st 1");
+    e.send("go");
+    std::thread::sleep(Duration::from_millis(200));
+    e.send("pause");
+    assert_eq!(e.sync(1), Vec::<String>::new());
+    e.expect_silence(Duration::from_millis(1500));
+    e.send("resume");
+    let mv = e.expect_move(5 * SEC);
+    assert!(Position::startpos().parse_move(&mv).is_ok());
+}
+
+#[test]
+fn draws_book_and_resignation() {
+    let mut e = started();
+    e.send("new");
+    e.send("force");
+    // No score yet, nothing dead: a draw offer is declined by silence.
+    e.send("draw");
+    assert_eq!(e.sync(1), Vec::<String>::new());
+    e.send("bk");
+    assert_eq!(e.next_line(5 * SEC).unwrap(), "\tKestrel has no opening book.");
+    assert_eq!(e.next_line(5 * SEC).unwrap(), "");
+    // Knight against bare king: nobody can win, the offer is accepted.
+    e.send("setboard 7k/8/8/8/8/8/8/K6N w - - 0 1");
+    e.send("draw");
+    assert_eq!(e.next_line(5 * SEC).unwrap(), "offer draw");
+
+    // Queen down with nothing for it and a resign threshold: resigns on its second move.
+    e.send("option Resign Threshold=500");
+    e.send("setboard 7k/8/8/8/8/8/1Q6/K7 b - - 0 1");
+    e.send("sd 4");
+    e.send("go");
+    let first = e.expect_move(10 * SEC);
+    let mut pos = Position::from_fen("7k/8/8/8/8/8/1Q6/K7 b - - 0 1").unwrap();
+    pos = pos.after(pos.parse_move(&first).unwrap());
+    // A king move: it cannot stalemate Black here.
+    let king = pos.king(pos.side_to_move());
+    let reply = *pos.legal_moves().iter().find(|m| m.from() == king).unwrap();
+    e.send(&format!("usermove {}", pos.coordinate(reply)));
+    let (line, _) = e.wait_for("resign", 10 * SEC, |l| l == "resign" || l.starts_with("move "));
+    assert_eq!(line, "resign");
+}

@@ -1,0 +1,24 @@
+//! The protocol driver fed an arbitrary byte stream of commands, with a tiny search budget:
+//! it must never panic or hang. `sd 1` goes before every line so searches stay short; the
+//! terminal commands that are slow by design (perft, divide, bench, test) and the Log File
+//! option (it writes files) are left out.
+#![no_main]
+use kestrel::protocol::driver::Driver;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let text = String::from_utf8_lossy(data);
+    for line in text.split('\n').take(200) {
+        let word = line.split_whitespace().next().unwrap_or("");
+        if matches!(word, "perft" | "divide" | "bench" | "test") || line.contains("Log File") {
+            continue;
+        }
+        tx.send("sd 1".to_string()).unwrap();
+        tx.send(line.to_string()).unwrap();
+    }
+    tx.send("quit".to_string()).unwrap();
+    drop(tx);
+    let mut driver = Driver::new(rx, Box::new(std::io::sink()));
+    driver.run();
+});
