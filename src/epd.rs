@@ -20,7 +20,7 @@
 //! settled on a solving move for good, which is what test-suite tables traditionally report.
 
 use crate::chess::{FenError, Move, MoveError, Position};
-use crate::search::{SearchHook, SearchInfo, SearchParams, Searcher};
+use crate::search::{FixedLimits, SearchParams, Searcher};
 use std::fmt;
 use std::io::Write;
 use std::path::Path;
@@ -365,51 +365,6 @@ pub struct SuiteSummary {
     pub results: Vec<PositionResult>,
 }
 
-/// A report of the search, stamped with when it came.
-#[derive(Clone, Debug)]
-struct TimedReport {
-    elapsed: Duration,
-    depth: u32,
-    first_move: Option<Move>,
-}
-
-/// Stops the search at the node or time budget and keeps every report with its time, to
-/// find out afterwards when the solution was found.
-struct SuiteHook {
-    start: Instant,
-    max_nodes: Option<u64>,
-    max_time: Option<Duration>,
-    reports: Vec<TimedReport>,
-}
-
-impl SuiteHook {
-    fn out_of_budget(&self, nodes: u64) -> bool {
-        self.max_nodes.is_some_and(|n| nodes >= n)
-            || self.max_time.is_some_and(|t| self.start.elapsed() >= t)
-    }
-}
-
-impl SearchHook for SuiteHook {
-    fn poll(&mut self, nodes: u64) -> bool {
-        self.out_of_budget(nodes)
-    }
-    // A test suite gives every position its whole budget: a solution found in the middle of
-    // an iteration that cannot finish still counts, so iterations start until time is up.
-    fn may_start_iteration(&mut self, _depth: u32, nodes: u64) -> bool {
-        !self.out_of_budget(nodes)
-    }
-    fn may_search_next_root_move(&mut self, nodes: u64, _score_dropped: bool) -> bool {
-        !self.out_of_budget(nodes)
-    }
-    fn report(&mut self, info: &SearchInfo) {
-        self.reports.push(TimedReport {
-            elapsed: self.start.elapsed(),
-            depth: info.depth,
-            first_move: info.pv.first().copied(),
-        });
-    }
-}
-
 /// Searches one position within `limits` with `searcher` (whose tables are cleared first,
 /// so the result does not depend on what was searched before).
 pub fn run_position(
@@ -425,12 +380,7 @@ pub fn run_position(
         stop_on_mate: true,
         ..Default::default()
     };
-    let mut hook = SuiteHook {
-        start: Instant::now(),
-        max_nodes: limits.nodes,
-        max_time: limits.time,
-        reports: Vec::new(),
-    };
+    let mut hook = FixedLimits::new(limits.nodes, limits.time);
     let result = searcher.search(&entry.position, &params, &mut hook);
     let time = hook.start.elapsed();
 
@@ -442,11 +392,11 @@ pub fn run_position(
         let unsolved_after = hook
             .reports
             .iter()
-            .rposition(|r| !r.first_move.is_some_and(|m| entry.is_solution(m)));
+            .rposition(|(_, r)| !r.pv.first().is_some_and(|&m| entry.is_solution(m)));
         let first_solved = unsolved_after.map_or(0, |i| i + 1);
         match hook.reports.get(first_solved) {
-            Some(r) => {
-                solution_time = Some(r.elapsed);
+            Some((elapsed, r)) => {
+                solution_time = Some(*elapsed);
                 solution_depth = Some(r.depth);
             }
             // The search ended on a solving move that no report announced (a budget too

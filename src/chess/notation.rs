@@ -49,6 +49,23 @@ fn castling_side(mv: Move) -> CastlingSide {
     }
 }
 
+/// `O-O`/`O-O-O` (also with zeros or lower case): the legal castling it names, or why not;
+/// `None` if the text is not a castling name.
+fn castle_by_name(legal: &[Move], text: &str) -> Option<Result<Move, MoveError>> {
+    let side = match text {
+        "O-O" | "0-0" | "o-o" => CastlingSide::King,
+        "O-O-O" | "0-0-0" | "o-o-o" => CastlingSide::Queen,
+        _ => return None,
+    };
+    Some(
+        legal
+            .iter()
+            .copied()
+            .find(|&m| m.is_castle() && castling_side(m) == side)
+            .ok_or(MoveError::NoSuchMove),
+    )
+}
+
 impl Position {
     /// Coordinate notation. Castling is king-to-destination (`e1g1`) in standard chess and
     /// king-takes-rook (`e1h1`) in Chess960, where the former can be ambiguous.
@@ -71,17 +88,8 @@ impl Position {
     /// zeros), castling as the king's two-square move or as king takes own rook.
     pub fn parse_coordinate(&self, text: &str) -> Result<Move, MoveError> {
         let legal = self.legal_moves();
-        let castle_side = match text {
-            "O-O" | "0-0" | "o-o" => Some(CastlingSide::King),
-            "O-O-O" | "0-0-0" | "o-o-o" => Some(CastlingSide::Queen),
-            _ => None,
-        };
-        if let Some(side) = castle_side {
-            return legal
-                .iter()
-                .copied()
-                .find(|&m| m.is_castle() && castling_side(m) == side)
-                .ok_or(MoveError::NoSuchMove);
+        if let Some(castle) = castle_by_name(&legal, text) {
+            return castle;
         }
 
         let bytes = text.as_bytes();
@@ -244,17 +252,8 @@ impl Position {
             .trim_end_matches("e.p.")
             .trim_end_matches(['+', '#', '!', '?']);
         let legal = self.legal_moves();
-        let castle_side = match trimmed {
-            "O-O" | "0-0" => Some(CastlingSide::King),
-            "O-O-O" | "0-0-0" => Some(CastlingSide::Queen),
-            _ => None,
-        };
-        if let Some(side) = castle_side {
-            return legal
-                .iter()
-                .copied()
-                .find(|&m| m.is_castle() && castling_side(m) == side)
-                .ok_or(MoveError::NoSuchMove);
+        if let Some(castle) = castle_by_name(&legal, trimmed) {
+            return castle;
         }
         if !trimmed.is_ascii() || trimmed.len() < 2 {
             return Err(syntax());

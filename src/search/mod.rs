@@ -697,12 +697,15 @@ fn score_from_tt(score: i32, ply: usize) -> i32 {
     }
 }
 
-/// A hook that searches to a fixed depth or node count without input (bench, tests, EPD).
+/// A hook that searches to a fixed depth, node count or time without input (bench, test
+/// suites, tests). Iterations start while budget is left, so a solution found in an
+/// iteration that cannot finish still counts.
 pub struct FixedLimits {
     pub max_nodes: Option<u64>,
     pub max_time: Option<Duration>,
     pub start: std::time::Instant,
-    pub reports: Vec<SearchInfo>,
+    /// Every report, with the time since the start when it came.
+    pub reports: Vec<(Duration, SearchInfo)>,
 }
 
 impl FixedLimits {
@@ -732,7 +735,7 @@ impl SearchHook for FixedLimits {
         !self.out_of_budget(nodes)
     }
     fn report(&mut self, info: &SearchInfo) {
-        self.reports.push(info.clone());
+        self.reports.push((self.start.elapsed(), info.clone()));
     }
 }
 
