@@ -312,8 +312,7 @@ impl Driver {
             s.check_game_over();
             return;
         }
-        let moves_made = pos.fullmove_number().saturating_sub(1) as u32;
-        let limits = compute_limits(s.time_control, s.time_left, moves_made);
+        let limits = compute_limits(s.time_control, s.time_left, s.moves_made());
         log::debug!("limits {limits:?}");
         let params = SearchParams {
             max_depth: s.max_depth,
@@ -415,6 +414,12 @@ fn invalid_line(line: &str) -> Option<String> {
 }
 
 impl Session {
+    /// Moves the side to move has made in this game (from its start or set-up position, as
+    /// the GUI counts them for `level MPS ...`).
+    fn moves_made(&self) -> u32 {
+        self.game.moves().len() as u32 / 2
+    }
+
     /// The next input line, waiting for it (end of input reads as `quit`).
     fn receive(&mut self) -> String {
         let line = self.rx.recv().unwrap_or_else(|_| "quit".into());
@@ -923,7 +928,8 @@ impl<'a> Hook<'a> {
     fn on_ponder_hit(&mut self, played: Move) {
         self.ponder_hit = Some(played);
         self.mode = Mode::Think;
-        let moves_made = self.root.fullmove_number().saturating_sub(1) as u32;
+        // The hit move is not in the game yet: count it.
+        let moves_made = (self.s.game.moves().len() as u32 + 1) / 2;
         let limits = compute_limits(self.s.time_control, self.s.time_left, moves_made);
         self.clock.ponder_hit(limits, self.nodes);
     }
