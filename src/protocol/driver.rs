@@ -929,7 +929,7 @@ impl<'a> Hook<'a> {
         self.ponder_hit = Some(played);
         self.mode = Mode::Think;
         // The hit move is not in the game yet: count it.
-        let moves_made = (self.s.game.moves().len() as u32 + 1) / 2;
+        let moves_made = (self.s.game.moves().len() as u32).div_ceil(2);
         let limits = compute_limits(self.s.time_control, self.s.time_left, moves_made);
         self.clock.ponder_hit(limits, self.nodes);
     }
