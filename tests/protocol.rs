@@ -483,14 +483,20 @@ fn legacy_edit_mode_sets_up_a_position() {
     e.expect_prefix("Error (edit mode expects", 5 * SEC);
     e.send(".");
     e.send("fen");
-    assert_eq!(e.next_line(5 * SEC).unwrap(), "4k3/8/8/8/4P3/8/8/R3K3 w Q - 0 1");
+    assert_eq!(
+        e.next_line(5 * SEC).unwrap(),
+        "4k3/8/8/8/4P3/8/8/R3K3 w Q - 0 1"
+    );
     // An impossible set-up is refused and the old position kept.
     e.send("edit");
     e.send("#");
     e.send(".");
     e.expect_prefix("tellusererror Illegal position", 5 * SEC);
     e.send("fen");
-    assert_eq!(e.next_line(5 * SEC).unwrap(), "4k3/8/8/8/4P3/8/8/R3K3 w Q - 0 1");
+    assert_eq!(
+        e.next_line(5 * SEC).unwrap(),
+        "4k3/8/8/8/4P3/8/8/R3K3 w Q - 0 1"
+    );
 }
 
 #[test]
@@ -518,7 +524,10 @@ fn draws_book_and_resignation() {
     e.send("draw");
     assert_eq!(e.sync(1), Vec::<String>::new());
     e.send("bk");
-    assert_eq!(e.next_line(5 * SEC).unwrap(), "\tKestrel has no opening book.");
+    assert_eq!(
+        e.next_line(5 * SEC).unwrap(),
+        "\tKestrel has no opening book."
+    );
     assert_eq!(e.next_line(5 * SEC).unwrap(), "");
     // Knight against bare king: nobody can win, the offer is accepted.
     e.send("setboard 7k/8/8/8/8/8/8/K6N w - - 0 1");
@@ -537,6 +546,23 @@ fn draws_book_and_resignation() {
     let king = pos.king(pos.side_to_move());
     let reply = *pos.legal_moves().iter().find(|m| m.from() == king).unwrap();
     e.send(&format!("usermove {}", pos.coordinate(reply)));
-    let (line, _) = e.wait_for("resign", 10 * SEC, |l| l == "resign" || l.starts_with("move "));
+    let (line, _) = e.wait_for("resign", 10 * SEC, |l| {
+        l == "resign" || l.starts_with("move ")
+    });
     assert_eq!(line, "resign");
+}
+
+/// Found by the driver fuzzer: with every root move excluded, `go` made the driver search
+/// nothing, find no move, and search again forever without reading input.
+#[test]
+fn exclude_all_then_go_still_moves() {
+    let mut e = started();
+    e.send("new");
+    e.send("force");
+    e.send("exclude all");
+    e.send("st 0.2");
+    e.send("go");
+    let mv = e.expect_move(5 * SEC);
+    assert!(Position::startpos().parse_move(&mv).is_ok());
+    assert_eq!(e.sync(1), Vec::<String>::new());
 }

@@ -316,7 +316,9 @@ impl Driver {
         log::debug!("limits {limits:?}");
         let params = SearchParams {
             max_depth: s.max_depth,
-            excluded: s.excluded.clone(),
+            // `exclude` shapes analysis only: in play every legal move stays a candidate
+            // (excluding them all must not leave the engine without a move).
+            excluded: Vec::new(),
             history: s.game.history_keys(),
             stop_on_mate: true,
             instant_single_reply: true,
@@ -624,6 +626,11 @@ impl Session {
     fn play_engine_move(&mut self, result: &SearchResult) {
         let Some(mv) = result.best else {
             self.check_game_over();
+            if !self.game_over {
+                // No move and no result: never spin on searching again; wait for input.
+                log::warn!("search gave no move in {}", self.game.position().to_fen());
+                self.engine_color = None;
+            }
             return;
         };
         let pos = *self.game.position();
