@@ -566,3 +566,24 @@ fn exclude_all_then_go_still_moves() {
     assert!(Position::startpos().parse_move(&mv).is_ok());
     assert_eq!(e.sync(1), Vec::<String>::new());
 }
+
+/// Found by the driver fuzzer: end of input (or `quit`) in edit mode looped forever, since
+/// every line there was taken as a board edit.
+#[test]
+fn quit_and_end_of_input_work_in_edit_mode() {
+    let mut e = started();
+    e.send("edit");
+    e.send("quit");
+    assert!(
+        e.wait_exit(3 * SEC),
+        "quit in edit mode did not end the engine"
+    );
+    let mut e = started();
+    e.send("edit");
+    e.send("Ke1");
+    e.close_stdin();
+    assert!(
+        e.wait_exit(3 * SEC),
+        "end of input in edit mode did not end the engine"
+    );
+}

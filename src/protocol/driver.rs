@@ -166,7 +166,9 @@ impl Driver {
             self.session.send(&msg);
             return;
         }
-        if self.session.edit.is_some() {
+        // In edit mode lines are board edits, except `quit` (also what end of input reads
+        // as), which must always end the session.
+        if self.session.edit.is_some() && line.trim() != "quit" {
             self.session.edit_command(line.trim());
             return;
         }
