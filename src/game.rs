@@ -39,10 +39,6 @@ impl Game {
             .expect("a game always has its start position")
     }
 
-    pub fn start(&self) -> &Position {
-        &self.positions[0]
-    }
-
     pub fn moves(&self) -> &[Move] {
         &self.moves
     }

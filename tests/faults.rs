@@ -8,12 +8,6 @@ use std::time::{Duration, Instant};
 
 const SEC: Duration = Duration::from_secs(1);
 
-fn started() -> Engine {
-    let mut e = Engine::start();
-    e.handshake();
-    e
-}
-
 /// CPU time (user + system) the process has used, from /proc (Linux only).
 fn cpu_time(pid: u32) -> Option<Duration> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
@@ -27,7 +21,7 @@ fn cpu_time(pid: u32) -> Option<Duration> {
 
 #[test]
 fn sigint_while_thinking_is_ignored_and_the_move_still_comes() {
-    let mut e = started();
+    let mut e = Engine::started();
     e.send("new");
     e.send("force");
     e.send("st 1");
@@ -45,7 +39,7 @@ fn sigint_while_thinking_is_ignored_and_the_move_still_comes() {
 
 #[test]
 fn absurd_settings_are_clamped_or_refused_never_fatal() {
-    let mut e = started();
+    let mut e = Engine::started();
     for (i, cmd) in [
         "memory 100000",
         "memory 0",
@@ -92,7 +86,7 @@ fn absurd_settings_are_clamped_or_refused_never_fatal() {
 
 #[test]
 fn thousands_of_pings_during_a_search_are_answered_in_order() {
-    let mut e = started();
+    let mut e = Engine::started();
     e.send("new");
     e.send("force");
     e.send("post");
@@ -135,7 +129,7 @@ fn thousands_of_pings_during_a_search_are_answered_in_order() {
 
 #[test]
 fn waiting_for_input_uses_no_cpu_and_no_pondering_when_easy() {
-    let mut e = started();
+    let mut e = Engine::started();
     e.sync(1);
     let Some(before) = cpu_time(e.pid()) else {
         eprintln!("skipped: no /proc");

@@ -11,12 +11,6 @@ use std::time::{Duration, Instant};
 
 const SEC: Duration = Duration::from_secs(1);
 
-fn started() -> Engine {
-    let mut e = Engine::start();
-    e.handshake();
-    e
-}
-
 #[test]
 fn handshake_declares_the_features_in_one_go() {
     let mut e = Engine::start();
@@ -134,7 +128,7 @@ fn cutechess_game(engines: &mut [Engine; 2], max_plies: usize, ping: &mut u32) -
 
 #[test]
 fn two_games_against_itself_like_cutechess() {
-    let mut engines = [started(), started()];
+    let mut engines = [Engine::started(), Engine::started()];
     let mut ping = 0;
     let first = cutechess_game(&mut engines, 40, &mut ping);
     assert!(first >= 10, "first game only {first} plies");
@@ -149,7 +143,7 @@ fn two_games_against_itself_like_cutechess() {
 
 #[test]
 fn force_undo_remove_and_setboard_keep_exact_state() {
-    let mut e = started();
+    let mut e = Engine::started();
     e.send("new");
     e.send("force");
     e.send("e2e4");
@@ -181,7 +175,7 @@ fn force_undo_remove_and_setboard_keep_exact_state() {
 
 #[test]
 fn engine_moves_for_the_side_it_plays_and_claims_mate() {
-    let mut e = started();
+    let mut e = Engine::started();
     e.send("new");
     e.send("force");
     // White to mate in one: Qxf7#.
@@ -196,7 +190,7 @@ fn engine_moves_for_the_side_it_plays_and_claims_mate() {
 
 #[test]
 fn analysis_posts_answers_stat_and_honours_exclude() {
-    let mut e = started();
+    let mut e = Engine::started();
     e.send("new");
     e.send("force");
     e.send("post");
@@ -252,7 +246,7 @@ fn ponder_setup(e: &mut Engine) -> (String, String) {
 
 #[test]
 fn ponder_hit_moves_quickly_and_ping_is_answered_while_pondering() {
-    let mut e = started();
+    let mut e = Engine::started();
     let (reply, hint) = ponder_setup(&mut e);
     let mut game = Game::default();
     game.play(game.position().parse_move("e2e4").unwrap());
@@ -283,7 +277,7 @@ fn ponder_hit_moves_quickly_and_ping_is_answered_while_pondering() {
 
 #[test]
 fn ponder_miss_searches_the_real_move() {
-    let mut e = started();
+    let mut e = Engine::started();
     let (reply, hint) = ponder_setup(&mut e);
     let mut game = Game::default();
     game.play(game.position().parse_move("e2e4").unwrap());
@@ -309,7 +303,7 @@ fn ponder_miss_searches_the_real_move() {
 
 #[test]
 fn question_mark_moves_at_once_and_ping_waits_for_the_move() {
-    let mut e = started();
+    let mut e = Engine::started();
     e.send("new");
     e.send("force");
     e.send("st 60");
@@ -333,7 +327,7 @@ fn question_mark_moves_at_once_and_ping_waits_for_the_move() {
 
 #[test]
 fn st_1_returns_well_inside_the_limit() {
-    let mut e = started();
+    let mut e = Engine::started();
     e.send("new");
     e.send("force");
     e.send("st 1");
@@ -350,7 +344,7 @@ fn st_1_returns_well_inside_the_limit() {
 
 #[test]
 fn every_kind_of_bad_input_gets_a_clear_reply_and_changes_nothing() {
-    let mut e = started();
+    let mut e = Engine::started();
     e.send("new");
     e.send("force");
     e.send("e2e4");
@@ -437,7 +431,7 @@ fn every_kind_of_bad_input_gets_a_clear_reply_and_changes_nothing() {
 
 #[test]
 fn end_of_input_while_thinking_exits_promptly() {
-    let mut e = started();
+    let mut e = Engine::started();
     e.send("new");
     e.send("st 30");
     e.send("go");
@@ -451,7 +445,7 @@ fn end_of_input_while_thinking_exits_promptly() {
 
 #[test]
 fn chess960_castling_in_and_out() {
-    let mut e = started();
+    let mut e = Engine::started();
     e.send("new");
     e.send("variant fischerandom");
     e.send("force");
@@ -467,7 +461,7 @@ fn chess960_castling_in_and_out() {
 
 #[test]
 fn legacy_edit_mode_sets_up_a_position() {
-    let mut e = started();
+    let mut e = Engine::started();
     e.send("new");
     e.send("force");
     e.send("edit");
@@ -501,7 +495,7 @@ fn legacy_edit_mode_sets_up_a_position() {
 
 #[test]
 fn pause_stops_thinking_until_resume() {
-    let mut e = started();
+    let mut e = Engine::started();
     e.send("new");
     e.send("force");
     e.send("st 1");
@@ -517,7 +511,7 @@ fn pause_stops_thinking_until_resume() {
 
 #[test]
 fn draws_book_and_resignation() {
-    let mut e = started();
+    let mut e = Engine::started();
     e.send("new");
     e.send("force");
     // No score yet, nothing dead: a draw offer is declined by silence.
@@ -556,7 +550,7 @@ fn draws_book_and_resignation() {
 /// nothing, find no move, and search again forever without reading input.
 #[test]
 fn exclude_all_then_go_still_moves() {
-    let mut e = started();
+    let mut e = Engine::started();
     e.send("new");
     e.send("force");
     e.send("exclude all");
@@ -571,14 +565,14 @@ fn exclude_all_then_go_still_moves() {
 /// every line there was taken as a board edit.
 #[test]
 fn quit_and_end_of_input_work_in_edit_mode() {
-    let mut e = started();
+    let mut e = Engine::started();
     e.send("edit");
     e.send("quit");
     assert!(
         e.wait_exit(3 * SEC),
         "quit in edit mode did not end the engine"
     );
-    let mut e = started();
+    let mut e = Engine::started();
     e.send("edit");
     e.send("Ke1");
     e.close_stdin();

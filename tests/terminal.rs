@@ -308,12 +308,13 @@ fn looking_at_the_board_while_the_engine_thinks_does_not_stop_it() {
     e.send("new");
     e.send("force");
     e.send("st 0.5");
+    // Timed from `go`: a delay on this side can only make the gap longer, never shorter.
+    let t = std::time::Instant::now();
     e.send("go");
     std::thread::sleep(Duration::from_millis(100));
     e.send("d");
     e.send("fen");
     // The move comes first (the search was not cut short), then the board and FEN.
-    let t = std::time::Instant::now();
     let (first, _) = e.wait_for("move or board", 5 * SEC, |l| {
         l.starts_with("move ") || l.starts_with("  +--")
     });

@@ -9,7 +9,7 @@ use super::attacks::{
 use super::bitboard::Bitboard;
 use super::castling::{CastlingRights, CastlingSide};
 use super::moves::{Move, MoveKind};
-use super::types::{Color, Piece, Rank, Role, Square};
+use super::types::{Color, Piece, Role, Square};
 use super::zobrist;
 
 #[derive(Clone, Copy)]
@@ -605,11 +605,6 @@ impl Position {
                 || (bishops & !Bitboard::DARK_SQUARES).is_empty();
         }
         false
-    }
-
-    /// Rank of `sq` from the point of view of the side to move (for pawn logic elsewhere).
-    pub fn relative_rank(&self, sq: Square) -> Rank {
-        sq.rank().relative_to(self.side)
     }
 
     /// Squares between king and its castling destination, plus rook path: must be empty.

@@ -29,10 +29,6 @@ impl Transcript {
         Ok(())
     }
 
-    pub fn is_open(&self) -> bool {
-        self.file.is_some()
-    }
-
     pub fn input(&mut self, line: &str) {
         self.write('<', line);
     }

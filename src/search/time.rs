@@ -143,10 +143,6 @@ impl SearchClock {
         self.limits = limits;
     }
 
-    pub fn limits(&self) -> TimeLimits {
-        self.limits
-    }
-
     /// Time since the search started, in wall time or in node-time.
     pub fn elapsed(&self, nodes: u64) -> Duration {
         match self.nps {

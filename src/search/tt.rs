@@ -130,17 +130,6 @@ impl TranspositionTable {
         };
         self.entries[i] = [key, pack(mv, score, depth, bound, generation)];
     }
-
-    /// Permille of the first thousand slots used in this search (for `hashfull`).
-    pub fn hashfull(&self) -> usize {
-        let n = self.entries.len().min(1000);
-        self.entries[..n]
-            .iter()
-            .filter(|e| (e[1] >> 40) & 3 != 0 && ((e[1] >> 42) & 63) as u8 == self.generation)
-            .count()
-            * 1000
-            / n.max(1)
-    }
 }
 
 #[cfg(test)]

@@ -21,6 +21,13 @@ impl Engine {
         Engine::start_with_args(&[])
     }
 
+    /// Started and through the xboard handshake.
+    pub fn started() -> Engine {
+        let mut e = Engine::start();
+        e.handshake();
+        e
+    }
+
     pub fn start_with_args(args: &[&str]) -> Engine {
         let mut child = Command::new(env!("CARGO_BIN_EXE_kestrel"))
             .args(args)
