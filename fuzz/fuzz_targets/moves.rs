@@ -14,10 +14,16 @@ const FENS: [&str; 6] = [
 ];
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&which, rest)) = data.split_first() else { return };
+    let Some((&which, rest)) = data.split_first() else {
+        return;
+    };
     let pos = Position::from_fen(FENS[which as usize % FENS.len()]).unwrap();
     let text = String::from_utf8_lossy(rest);
-    for parsed in [pos.parse_move(&text), pos.parse_san(&text), pos.parse_coordinate(&text)] {
+    for parsed in [
+        pos.parse_move(&text),
+        pos.parse_san(&text),
+        pos.parse_coordinate(&text),
+    ] {
         if let Ok(m) = parsed {
             assert!(pos.is_legal(m), "accepted illegal {text}");
             assert_eq!(pos.parse_san(&pos.san(m)), Ok(m));

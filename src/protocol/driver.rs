@@ -94,8 +94,18 @@ pub struct Driver {
 
 impl Driver {
     pub fn new(rx: Receiver<String>, out: Box<dyn Write + Send>) -> Driver {
+        Driver::with_hash_mb(rx, out, crate::search::tt::DEFAULT_HASH_MB)
+    }
+
+    /// A driver whose hash table starts at `hash_mb` MB instead of the default (the fuzzer
+    /// builds thousands of drivers a minute; `memory` still resizes it).
+    pub fn with_hash_mb(
+        rx: Receiver<String>,
+        out: Box<dyn Write + Send>,
+        hash_mb: usize,
+    ) -> Driver {
         Driver {
-            searcher: Searcher::default(),
+            searcher: Searcher::new(hash_mb),
             session: Session {
                 rx,
                 pending: VecDeque::new(),
