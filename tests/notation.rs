@@ -757,3 +757,25 @@ fn random_games_keep_the_incremental_state_right() {
         "castles, en passant, promotions played: {special:?}"
     );
 }
+
+#[test]
+fn gives_check_agrees_with_playing_the_move() {
+    let mut roots = positions("perft.epd", usize::MAX);
+    roots.extend(positions("perft960.epd", 200));
+    roots.extend(positions("perft-random.epd", 2000));
+    let mut checks = 0;
+    for p in with_children(&roots) {
+        for &m in p.legal_moves().iter() {
+            let expected = p.after(m).in_check();
+            assert_eq!(
+                p.gives_check(m),
+                expected,
+                "{} {m:?}: gives_check disagrees with play",
+                p.to_fen()
+            );
+            checks += expected as usize;
+        }
+    }
+    // The suites are rich in checks of every kind (direct, discovered, castling, en passant).
+    assert!(checks > 10_000, "only {checks} checking moves seen");
+}

@@ -579,6 +579,63 @@ impl Position {
         Ok(())
     }
 
+    /// Whether the legal move `mv` checks the opponent, worked out on the bitboards without
+    /// playing it (the search decides pruning before it makes a move).
+    pub fn gives_check(&self, mv: Move) -> bool {
+        let us = self.side;
+        let them = !us;
+        let king = self.king(them);
+        let (from, to) = (mv.from(), mv.to());
+        let mut occupied = self.occupied();
+        let ours = self.color_bb(us);
+        // Our pieces by role after the move, as far as a check on `king` can tell.
+        let mut after = [
+            self.by_role[0] & ours,
+            self.by_role[1] & ours,
+            self.by_role[2] & ours,
+            self.by_role[3] & ours,
+            self.by_role[4] & ours,
+        ];
+        match mv.kind() {
+            MoveKind::Castle => {
+                let side = if to > from {
+                    CastlingSide::King
+                } else {
+                    CastlingSide::Queen
+                };
+                let rook_to = side.rook_to(us);
+                occupied = occupied.without(from).without(to).with(side.king_to(us));
+                occupied = occupied.with(rook_to);
+                after[Role::Rook.index()] = after[Role::Rook.index()].without(to).with(rook_to);
+            }
+            kind => {
+                let Some(role) = self.role_on(from) else {
+                    return false;
+                };
+                occupied = occupied.without(from).with(to);
+                if kind == MoveKind::EnPassant {
+                    let victim = if us == Color::White {
+                        to.offset(-8)
+                    } else {
+                        to.offset(8)
+                    };
+                    occupied = occupied.without(victim);
+                }
+                if role != Role::King {
+                    let placed = mv.promotion_role().unwrap_or(role);
+                    after[role.index()] = after[role.index()].without(from);
+                    after[placed.index()] = after[placed.index()].with(to);
+                }
+            }
+        }
+        let queens = after[Role::Queen.index()];
+        ((pawn_attacks(them, king) & after[Role::Pawn.index()])
+            | (knight_attacks(king) & after[Role::Knight.index()])
+            | (bishop_attacks(king, occupied) & (after[Role::Bishop.index()] | queens))
+            | (rook_attacks(king, occupied) & (after[Role::Rook.index()] | queens)))
+            .non_empty()
+    }
+
     /// Whether the side to move has only its king and pawns (null-move pruning is unsafe).
     pub fn only_king_and_pawns(&self, color: Color) -> bool {
         (self.color_bb(color)

@@ -5,11 +5,21 @@
 //! An abort unwinds at once; the last completed iteration's move and PV are kept (or a
 //! better root move that was fully searched before the abort).
 
+pub mod history;
+pub mod movepick;
+pub mod see;
 pub mod time;
 pub mod tt;
 
-use crate::chess::{Move, MoveList, Position, Role};
-use crate::eval::{evaluate, role_value};
+use crate::chess::{Move, Piece, Position, Role};
+use crate::eval::evaluate;
+use history::{History, PieceTo};
+use movepick::{
+    capture_of, is_quiet, noisy_score, piece_to, quiet_score, Context, MovePicker, Pick,
+    ORDER_BAD_NOISY, ORDER_COUNTER, ORDER_GOOD_NOISY, ORDER_KILLER, ORDER_TT,
+};
+use see::{see_ge, SEE_VALUE};
+use std::sync::Arc;
 use std::time::Duration;
 use tt::{Bound, TranspositionTable};
 
@@ -90,15 +100,65 @@ pub struct SearchResult {
     pub pv: Vec<Move>,
 }
 
+/// What the search keeps about each ply of the current line.
+#[derive(Clone, Copy)]
+struct Frame {
+    /// The static evaluation here (`NO_EVAL` when in check).
+    static_eval: i32,
+    /// The move played from this ply into the next, for continuation history; `None` for
+    /// a null move.
+    moved: Option<PieceTo>,
+    killers: [Move; 2],
+}
+
+const NO_EVAL: i32 = tt::NO_EVAL;
+/// Frames before the root, so `ply - 2` is always an index.
+const FRAME_OFFSET: usize = 2;
+
+impl Default for Frame {
+    fn default() -> Self {
+        Frame {
+            static_eval: NO_EVAL,
+            moved: None,
+            killers: [Move::NONE; 2],
+        }
+    }
+}
+
+/// Late-move reductions, in plies, by depth and move number: grows with the log of both.
+struct Reductions([[u8; 64]; 64]);
+
+impl Reductions {
+    fn new() -> Reductions {
+        let mut table = [[0u8; 64]; 64];
+        for (depth, row) in table.iter_mut().enumerate().skip(1) {
+            for (number, r) in row.iter_mut().enumerate().skip(1) {
+                let v = 0.75 + (depth as f64).ln() * (number as f64).ln() / 2.25;
+                *r = v.clamp(0.0, 63.0) as u8;
+            }
+        }
+        Reductions(table)
+    }
+
+    #[inline(always)]
+    fn get(&self, depth: i32, number: usize) -> i32 {
+        self.0[(depth as usize).min(63)][number.min(63)] as i32
+    }
+}
+
 pub struct Searcher {
-    tt: TranspositionTable,
-    killers: [[Move; 2]; MAX_PLY + 1],
-    /// Quiet-move history by side, from and to square.
-    history: Box<[[[i32; 64]; 64]; 2]>,
+    tt: Arc<TranspositionTable>,
+    history: History,
+    reductions: Reductions,
+    frames: Box<[Frame; MAX_PLY + FRAME_OFFSET + 2]>,
     pv: Box<[[Move; MAX_PLY + 1]; MAX_PLY + 1]>,
     pv_len: [usize; MAX_PLY + 1],
     /// Keys from the game start through the current node's parent.
     keys: Vec<u64>,
+    /// Index in `keys` of the root position: repetitions at or after it are in the tree.
+    root_index: usize,
+    /// Index in `keys` just after the last null move: nothing before it can repeat.
+    null_floor: usize,
     nodes: u64,
     seldepth: u32,
     stopped: bool,
@@ -113,12 +173,15 @@ impl Default for Searcher {
 impl Searcher {
     pub fn new(hash_mb: usize) -> Searcher {
         Searcher {
-            tt: TranspositionTable::new(hash_mb),
-            killers: [[Move::NONE; 2]; MAX_PLY + 1],
-            history: Box::new([[[0; 64]; 64]; 2]),
+            tt: Arc::new(TranspositionTable::new(hash_mb)),
+            history: History::default(),
+            reductions: Reductions::new(),
+            frames: Box::new([Frame::default(); MAX_PLY + FRAME_OFFSET + 2]),
             pv: Box::new([[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1]),
             pv_len: [0; MAX_PLY + 1],
             keys: Vec::with_capacity(1024),
+            root_index: 0,
+            null_floor: 0,
             nodes: 0,
             seldepth: 0,
             stopped: false,
@@ -127,7 +190,7 @@ impl Searcher {
 
     /// Resize the hash table (clears it).
     pub fn set_hash_mb(&mut self, mb: usize) {
-        self.tt = TranspositionTable::new(mb);
+        self.tt = Arc::new(TranspositionTable::new(mb));
     }
 
     pub fn hash_mb(&self) -> usize {
@@ -136,9 +199,11 @@ impl Searcher {
 
     /// Forget everything learned (a new game).
     pub fn clear(&mut self) {
-        self.tt.clear();
-        self.history.iter_mut().flatten().for_each(|h| h.fill(0));
-        self.killers = [[Move::NONE; 2]; MAX_PLY + 1];
+        let mb = self.tt.megabytes();
+        // Let the old table go before the new one is allocated.
+        self.tt = Arc::new(TranspositionTable::new(1));
+        self.tt = Arc::new(TranspositionTable::new(mb));
+        self.history.clear();
     }
 
     pub fn nodes(&self) -> u64 {
@@ -155,7 +220,22 @@ impl Searcher {
             score,
             depth.min(MAX_DEPTH) as i32,
             Bound::Exact,
+            tt::NO_EVAL,
         );
+    }
+
+    #[inline(always)]
+    fn frame(&mut self, ply: usize) -> &mut Frame {
+        &mut self.frames[ply + FRAME_OFFSET]
+    }
+
+    /// The moves one and two plies before the move about to be made at `ply`.
+    #[inline(always)]
+    fn earlier_moves(&self, ply: usize) -> [Option<PieceTo>; 2] {
+        [
+            self.frames[ply + FRAME_OFFSET - 1].moved,
+            self.frames[ply + FRAME_OFFSET - 2].moved,
+        ]
     }
 
     /// Searches `root` by iterative deepening until the hook says stop or the depth cap.
@@ -168,16 +248,12 @@ impl Searcher {
         self.nodes = 0;
         self.stopped = false;
         self.tt.new_search();
-        self.killers = [[Move::NONE; 2]; MAX_PLY + 1];
-        for side in self.history.iter_mut() {
-            for row in side.iter_mut() {
-                for h in row.iter_mut() {
-                    *h /= 8;
-                }
-            }
-        }
+        self.history.age();
+        self.frames.fill(Frame::default());
         self.keys.clear();
         self.keys.extend_from_slice(&params.history);
+        self.root_index = self.keys.len();
+        self.null_floor = 0;
 
         let mut root_moves: Vec<(Move, i32)> = root
             .legal_moves()
@@ -189,13 +265,13 @@ impl Searcher {
         if root_moves.is_empty() {
             return result;
         }
-        // Start from the hash move if there is one, else a sensible capture-first order.
+        // Start from the hash move if there is one, else the usual move order.
         let tt_move = self
             .tt
             .probe(root.key())
             .map(|h| h.mv)
             .unwrap_or(Move::NONE);
-        root_moves.sort_by_key(|&(m, _)| -self.order_score(root, m, tt_move, 0));
+        root_moves.sort_by_key(|&(m, _)| -self.order_score(root, m, tt_move));
         result.best = Some(root_moves[0].0);
         result.pv = vec![root_moves[0].0];
 
@@ -207,9 +283,10 @@ impl Searcher {
             }
             self.seldepth = 0;
             let (score, completed) =
-                self.search_root(root, &mut root_moves, depth as i32, previous_score, hook);
+                self.aspiration(root, &mut root_moves, depth as i32, previous_score, hook);
             // Root moves are sorted best first; the first one was searched fully unless the
-            // iteration was aborted before its first move finished.
+            // iteration was aborted before its first move finished (or a later move proved
+            // better on its zero-window search and its re-search was cut short).
             if score > -INFINITE {
                 let best = root_moves[0].0;
                 result.best = Some(best);
@@ -249,9 +326,9 @@ impl Searcher {
         result
     }
 
-    /// One iteration at the root. Returns the best score (or -INFINITE if no move finished)
-    /// and whether every root move was searched.
-    fn search_root(
+    /// One iteration, searched first in a narrow window around the last score and widened
+    /// until the score falls inside it.
+    fn aspiration(
         &mut self,
         root: &Position,
         root_moves: &mut [(Move, i32)],
@@ -259,12 +336,61 @@ impl Searcher {
         previous_score: i32,
         hook: &mut dyn SearchHook,
     ) -> (i32, bool) {
-        let mut alpha = -INFINITE;
-        let beta = INFINITE;
+        let mut delta = 20;
+        let (mut alpha, mut beta) = if depth >= 5 && !is_mate_score(previous_score) {
+            (
+                (previous_score - delta).max(-INFINITE),
+                (previous_score + delta).min(INFINITE),
+            )
+        } else {
+            (-INFINITE, INFINITE)
+        };
+        loop {
+            let (score, completed) =
+                self.search_root(root, root_moves, depth, alpha, beta, previous_score, hook);
+            if !completed {
+                return (score, false);
+            }
+            if score <= alpha && alpha > -INFINITE {
+                beta = (alpha + beta) / 2;
+                alpha = (score - delta).max(-INFINITE);
+            } else if score >= beta && beta < INFINITE {
+                beta = (score + delta).min(INFINITE);
+            } else {
+                return (score, true);
+            }
+            delta += delta / 2;
+            if delta > 1_000 {
+                alpha = -INFINITE;
+                beta = INFINITE;
+            }
+        }
+    }
+
+    /// One pass over the root moves in the window (`alpha`, `beta`). Returns the best score
+    /// (or -INFINITE if no move finished) and whether the pass finished. A pass that fails
+    /// low leaves the move order as it was; one that fails high stops at the move that did.
+    #[allow(clippy::too_many_arguments)]
+    fn search_root(
+        &mut self,
+        root: &Position,
+        root_moves: &mut [(Move, i32)],
+        depth: i32,
+        mut alpha: i32,
+        beta: i32,
+        previous_score: i32,
+        hook: &mut dyn SearchHook,
+    ) -> (i32, bool) {
+        let original_alpha = alpha;
         let mut best_score = -INFINITE;
         self.pv_len[0] = 0;
+        self.nodes += 1;
         self.keys.push(root.key());
+        let us = root.side_to_move();
+        let in_check = root.in_check();
+        self.frame(0).static_eval = if in_check { NO_EVAL } else { evaluate(root) };
         let mut completed = true;
+        let mut proven = 0;
         for i in 0..root_moves.len() {
             if i > 0 {
                 let dropped =
@@ -277,28 +403,45 @@ impl Searcher {
             let mv = root_moves[i].0;
             hook.root_move(i, root_moves.len(), mv);
             let child = root.after(mv);
-            self.nodes += 1;
+            self.frame(0).moved = Some(PieceTo {
+                piece: Piece::new(us, root.role_on(mv.from()).unwrap_or(Role::King)),
+                to: mv.to(),
+            });
+            let new_depth = depth - 1;
             let mut score;
             if i == 0 {
-                score = -self.negamax(&child, depth - 1, -beta, -alpha, 1, true, hook);
+                score = -self.negamax(&child, new_depth, -beta, -alpha, 1, true, false, hook);
             } else {
-                score = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, 1, false, hook);
+                score = -self.negamax(&child, new_depth, -alpha - 1, -alpha, 1, false, true, hook);
                 if score > alpha && !self.stopped {
-                    score = -self.negamax(&child, depth - 1, -beta, -alpha, 1, true, hook);
+                    let zero_window = score;
+                    score = -self.negamax(&child, new_depth, -beta, -alpha, 1, true, false, hook);
+                    if self.stopped {
+                        // Proven better than the best so far, though not by how much.
+                        root_moves[proven..=i].rotate_right(1);
+                        root_moves[..=proven].rotate_right(1);
+                        self.pv[0][0] = mv;
+                        self.pv_len[0] = 1;
+                        best_score = zero_window.min(beta);
+                    }
                 }
             }
             if self.stopped {
                 completed = false;
                 break;
             }
-            root_moves[i].1 = score;
-            if score > best_score {
-                best_score = score;
-                // Keep the best move first so an abort leaves it at the front.
-                root_moves[..=i].rotate_right(1);
-                if score > alpha {
-                    alpha = score;
-                    self.update_pv(0, mv);
+            best_score = best_score.max(score);
+            if score > alpha {
+                // Keep the best move first so an abort leaves it at the front; moves that
+                // failed low keep their order from the last iteration.
+                root_moves[i].1 = score;
+                root_moves[proven..=i].rotate_right(1);
+                root_moves[..=proven].rotate_right(1);
+                proven += 1;
+                alpha = score;
+                self.update_pv(0, mv);
+                if score >= beta {
+                    break;
                 }
                 if i > 0 && depth > 1 {
                     hook.report(&SearchInfo {
@@ -312,11 +455,16 @@ impl Searcher {
             }
         }
         self.keys.pop();
-        if completed {
-            // Stable sort keeps the best first (it has the highest score).
-            root_moves.sort_by_key(|&(_, s)| -s);
-            self.tt
-                .store(root.key(), root_moves[0].0, best_score, depth, Bound::Exact);
+        if completed && best_score > original_alpha && best_score < beta {
+            let eval = self.frames[FRAME_OFFSET].static_eval;
+            self.tt.store(
+                root.key(),
+                root_moves[0].0,
+                best_score,
+                depth,
+                Bound::Exact,
+                eval,
+            );
         }
         (best_score, completed)
     }
@@ -330,18 +478,29 @@ impl Searcher {
         self.pv_len[ply] = child_len + 1;
     }
 
-    /// Draw by repetition (against the game or the search path) or the 50-move rule.
+    /// Draw by the 50-move rule, insufficient material, or repetition: once inside the
+    /// search tree (the root included), twice if the earlier positions are before the root.
     fn is_draw(&self, pos: &Position) -> bool {
         if pos.halfmove_clock() >= 100 || pos.is_insufficient_material() {
             return true;
         }
         let key = pos.key();
         let len = self.keys.len();
-        let reach = (pos.halfmove_clock() as usize).min(len);
+        let floor = len
+            .saturating_sub(pos.halfmove_clock() as usize)
+            .max(self.null_floor);
+        let mut seen_before_root = 0;
         let mut back = 2;
-        while back <= reach {
-            if self.keys[len - back] == key {
-                return true;
+        while back <= len && len - back >= floor {
+            let index = len - back;
+            if self.keys[index] == key {
+                if index >= self.root_index {
+                    return true;
+                }
+                seen_before_root += 1;
+                if seen_before_root >= 2 {
+                    return true;
+                }
             }
             back += 2;
         }
@@ -349,7 +508,8 @@ impl Searcher {
     }
 
     #[inline]
-    fn check_abort(&mut self, hook: &mut dyn SearchHook) -> bool {
+    fn enter_node(&mut self, hook: &mut dyn SearchHook) -> bool {
+        self.nodes += 1;
         if self.nodes.is_multiple_of(POLL_INTERVAL) && hook.poll(self.nodes) {
             self.stopped = true;
         }
@@ -365,15 +525,23 @@ impl Searcher {
         mut beta: i32,
         ply: usize,
         is_pv: bool,
+        cut_node: bool,
         hook: &mut dyn SearchHook,
     ) -> i32 {
+        let in_check = pos.in_check();
+        if in_check {
+            depth += 1;
+        }
+        if depth <= 0 {
+            return self.quiescence(pos, alpha, beta, ply, hook);
+        }
         self.pv_len[ply] = 0;
-        if self.check_abort(hook) {
+        if self.enter_node(hook) {
             return 0;
         }
         if self.is_draw(pos) {
             // A 50-move position that is mate is still mate.
-            if !(pos.halfmove_clock() >= 100 && pos.in_check() && !pos.has_legal_moves()) {
+            if !(pos.halfmove_clock() >= 100 && in_check && !pos.has_legal_moves()) {
                 return 0;
             }
         }
@@ -386,55 +554,80 @@ impl Searcher {
         if alpha >= beta {
             return alpha;
         }
-        let in_check = pos.in_check();
-        if in_check {
-            depth += 1;
-        }
-        if depth <= 0 {
-            return self.quiescence(pos, alpha, beta, ply, hook);
-        }
         self.seldepth = self.seldepth.max(ply as u32);
 
         let key = pos.key();
+        let tt_hit = self.tt.probe(key);
         let mut tt_move = Move::NONE;
-        if let Some(hit) = self.tt.probe(key) {
+        if let Some(hit) = tt_hit {
             tt_move = hit.mv;
-            if !is_pv && hit.depth >= depth {
-                let score = score_from_tt(hit.score, ply);
-                let cut = match hit.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => score >= beta,
-                    Bound::Upper => score <= alpha,
-                    Bound::None => false,
-                };
-                if cut {
-                    return score;
-                }
+            if !is_pv && hit.depth >= depth && bound_cuts(hit, ply, alpha, beta) {
+                return score_from_tt(hit.score, ply);
             }
         }
 
-        let static_eval = if in_check { -INFINITE } else { evaluate(pos) };
+        let static_eval = match tt_hit {
+            _ if in_check => NO_EVAL,
+            Some(hit) if hit.eval != NO_EVAL => hit.eval,
+            _ => evaluate(pos),
+        };
+        self.frame(ply).static_eval = static_eval;
+        // The hash score, where its bound allows, is a better guess than the static one.
+        let eval = match tt_hit {
+            Some(hit) if !in_check && !is_mate_score(hit.score) => {
+                let score = hit.score;
+                let tighter = match hit.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => score > static_eval,
+                    Bound::Upper => score < static_eval,
+                    Bound::None => false,
+                };
+                if tighter {
+                    score
+                } else {
+                    static_eval
+                }
+            }
+            _ => static_eval,
+        };
+        self.frame(ply + 1).killers = [Move::NONE; 2];
+        // Better than two plies ago (our last turn): prune less, reduce less.
+        let improving = !in_check && {
+            let two_back = self.frames[ply + FRAME_OFFSET - 2].static_eval;
+            two_back == NO_EVAL || static_eval > two_back
+        };
+        let us = pos.side_to_move();
 
         if !is_pv && !in_check {
             // Reverse futility: far above beta at low depth, assume it holds.
-            if depth <= 4 && static_eval - 85 * depth >= beta && !is_mate_score(beta) {
-                return static_eval;
+            if depth <= 8 && eval - 80 * (depth - improving as i32) >= beta && !is_mate_score(beta)
+            {
+                return eval;
             }
             // Null move: if passing still fails high, a real move surely would.
             if depth >= 3
-                && static_eval >= beta
-                && !pos.only_king_and_pawns(pos.side_to_move())
-                && self.keys.last() != Some(&0)
+                && eval >= beta
+                && self.frames[ply + FRAME_OFFSET - 1].moved.is_some()
+                && !pos.only_king_and_pawns(us)
             {
-                let r = 3 + depth / 4;
+                let r = 3 + depth / 3 + ((eval - beta) / 200).min(3);
                 let mut null = *pos;
                 null.play_null();
                 self.keys.push(key);
-                // A zero key marks "after a null move": no two nulls in a row.
-                self.keys.push(0);
-                let score =
-                    -self.negamax(&null, depth - 1 - r, -beta, -beta + 1, ply + 1, false, hook);
-                self.keys.pop();
+                self.frame(ply).moved = None;
+                let saved_floor = self.null_floor;
+                self.null_floor = self.keys.len();
+                let score = -self.negamax(
+                    &null,
+                    depth - 1 - r,
+                    -beta,
+                    -beta + 1,
+                    ply + 1,
+                    false,
+                    !cut_node,
+                    hook,
+                );
+                self.null_floor = saved_floor;
                 self.keys.pop();
                 if self.stopped {
                     return 0;
@@ -445,97 +638,170 @@ impl Searcher {
             }
         }
 
-        let mut moves = pos.legal_moves();
-        if moves.is_empty() {
-            return if in_check { -MATE + ply as i32 } else { 0 };
+        // Internal iterative reduction: with no hash move this node is probably new to us;
+        // search it a ply shallower rather than spend a full depth guessing.
+        if depth >= 4 && tt_move.is_none() {
+            depth -= 1;
         }
-        let mut scores = [0i32; crate::chess::moves::MAX_MOVES];
-        for (i, &m) in moves.iter().enumerate() {
-            scores[i] = self.order_score(pos, m, tt_move, ply);
-        }
+
+        let earlier = self.earlier_moves(ply);
+        let mut picker = MovePicker::new(
+            pos,
+            &self.history,
+            Context {
+                tt_move,
+                killers: self.frames[ply + FRAME_OFFSET].killers,
+                counter: self.history.countermove(earlier[0]),
+                earlier,
+            },
+            false,
+        );
 
         let original_alpha = alpha;
         let mut best_score = -INFINITE;
         let mut best_move = Move::NONE;
-        let us = pos.side_to_move().index();
+        let mut quiets_tried = [Move::NONE; 64];
+        let mut quiet_count = 0;
+        let mut noisy_tried = [Move::NONE; 32];
+        let mut noisy_count = 0;
+        let mut legal = 0;
+        let mut searched = 0;
+        let has_pieces = !pos.only_king_and_pawns(us);
         self.keys.push(key);
-        let count = moves.len();
-        for i in 0..count {
-            pick_best(&mut moves, &mut scores, i);
-            let mv = moves[i];
-            let quiet = self.is_quiet(pos, mv);
-            let child = pos.after(mv);
-            self.nodes += 1;
-            let gives_check = child.in_check();
+        while let Some(Pick { mv, score: order }) = picker.next(pos, &self.history) {
+            legal += 1;
+            let quiet = is_quiet(pos, mv);
+            let gives_check = pos.gives_check(mv);
+            let history_score = if quiet {
+                quiet_score(pos, &self.history, us.index(), mv, earlier)
+            } else {
+                0
+            };
 
-            // Late move pruning / futility for quiet moves at shallow depth.
-            if !is_pv && !in_check && quiet && !gives_check && best_score > -MATE_BOUND {
-                if depth <= 3 && i >= 4 + 4 * depth as usize {
-                    continue;
-                }
-                if depth <= 2 && static_eval + 120 * depth <= alpha {
+            // Prune before making the move: at low depth, with a move already searched
+            // and no mate against us to defend, late and hopeless moves are skipped.
+            if best_score > -MATE_BOUND && has_pieces {
+                if quiet {
+                    let lmr_depth = (depth - 1 - self.reductions.get(depth, searched + 1)).max(0);
+                    if !in_check && !gives_check {
+                        let late = (3 + depth * depth) / (2 - improving as i32);
+                        if depth <= 8 && quiet_count as i32 >= late {
+                            picker.skip_quiets();
+                            continue;
+                        }
+                        if lmr_depth <= 8 && eval + 100 + 90 * lmr_depth <= alpha {
+                            picker.skip_quiets();
+                            continue;
+                        }
+                    }
+                    if lmr_depth <= 8 && !see_ge(pos, mv, -25 * lmr_depth * lmr_depth) {
+                        continue;
+                    }
+                } else if depth <= 8 && order < ORDER_KILLER && !see_ge(pos, mv, -100 * depth) {
                     continue;
                 }
             }
 
+            let child = pos.after(mv);
+            self.tt.prefetch(child.key());
+            self.frame(ply).moved = Some(piece_to(pos, mv));
+            let new_depth = depth - 1;
             let mut score;
-            if i == 0 {
-                score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1, is_pv, hook);
+            if searched == 0 {
+                score = -self.negamax(
+                    &child,
+                    new_depth,
+                    -beta,
+                    -alpha,
+                    ply + 1,
+                    is_pv,
+                    !is_pv && !cut_node,
+                    hook,
+                );
             } else {
-                // Late quiet moves are searched shallower first.
+                // Late moves are searched shallower first, and again at full depth only if
+                // they look better than the best so far.
                 let mut reduction = 0;
-                if depth >= 3 && i >= 3 && quiet && !in_check && !gives_check {
-                    reduction = 1 + (depth >= 6) as i32 + (i >= 10) as i32;
-                    if is_pv {
-                        reduction -= 1;
+                if depth >= 3 && searched > is_pv as usize && (quiet || order < 0) {
+                    reduction = self.reductions.get(depth, searched + 1);
+                    if quiet {
+                        reduction -= history_score / 8_192;
+                        if order >= ORDER_COUNTER {
+                            reduction -= 1;
+                        }
                     }
-                    reduction = reduction.min(depth - 2);
+                    reduction += !improving as i32 + cut_node as i32;
+                    reduction -= is_pv as i32 + gives_check as i32;
+                    reduction = reduction.clamp(0, new_depth - 1);
                 }
                 score = -self.negamax(
                     &child,
-                    depth - 1 - reduction,
+                    new_depth - reduction,
                     -alpha - 1,
                     -alpha,
                     ply + 1,
                     false,
+                    true,
                     hook,
                 );
                 if score > alpha && reduction > 0 && !self.stopped {
-                    score =
-                        -self.negamax(&child, depth - 1, -alpha - 1, -alpha, ply + 1, false, hook);
+                    score = -self.negamax(
+                        &child,
+                        new_depth,
+                        -alpha - 1,
+                        -alpha,
+                        ply + 1,
+                        false,
+                        !cut_node,
+                        hook,
+                    );
                 }
                 if score > alpha && score < beta && is_pv && !self.stopped {
-                    score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1, true, hook);
+                    score =
+                        -self.negamax(&child, new_depth, -beta, -alpha, ply + 1, true, false, hook);
                 }
             }
+            searched += 1;
             if self.stopped {
                 self.keys.pop();
                 return 0;
             }
             if score > best_score {
                 best_score = score;
-                best_move = mv;
                 if score > alpha {
+                    best_move = mv;
                     alpha = score;
                     if is_pv {
                         self.update_pv(ply, mv);
                     }
                     if alpha >= beta {
-                        if quiet {
-                            if self.killers[ply][0] != mv {
-                                self.killers[ply][1] = self.killers[ply][0];
-                                self.killers[ply][0] = mv;
-                            }
-                            let h = &mut self.history[us][mv.from().index()][mv.to().index()];
-                            *h = (*h + depth * depth).min(1 << 20);
-                        }
+                        self.learn_cutoff(
+                            pos,
+                            ply,
+                            depth,
+                            mv,
+                            &quiets_tried[..quiet_count],
+                            &noisy_tried[..noisy_count],
+                        );
                         break;
                     }
                 }
             }
+            if quiet {
+                if quiet_count < quiets_tried.len() {
+                    quiets_tried[quiet_count] = mv;
+                    quiet_count += 1;
+                }
+            } else if noisy_count < noisy_tried.len() {
+                noisy_tried[noisy_count] = mv;
+                noisy_count += 1;
+            }
         }
         self.keys.pop();
-        if best_score == -INFINITE {
+        if legal == 0 {
+            return if in_check { -MATE + ply as i32 } else { 0 };
+        }
+        if searched == 0 {
             // Every move was pruned: fall back to a fail-low at alpha.
             return alpha;
         }
@@ -546,9 +812,52 @@ impl Searcher {
         } else {
             Bound::Upper
         };
-        self.tt
-            .store(key, best_move, score_to_tt(best_score, ply), depth, bound);
+        // A fail-low proves no move best: keep whatever move the table already has.
+        self.tt.store(
+            key,
+            best_move,
+            score_to_tt(best_score, ply),
+            depth,
+            bound,
+            static_eval,
+        );
         best_score
+    }
+
+    /// A move cut at `ply`: reward it, and punish the moves of its kind tried before it.
+    fn learn_cutoff(
+        &mut self,
+        pos: &Position,
+        ply: usize,
+        depth: i32,
+        mv: Move,
+        quiets: &[Move],
+        noisy: &[Move],
+    ) {
+        let bonus = history::bonus(depth);
+        let us = pos.side_to_move().index();
+        if is_quiet(pos, mv) {
+            let earlier = self.earlier_moves(ply);
+            self.history
+                .update_quiet(us, mv, piece_to(pos, mv), earlier, bonus);
+            for &q in quiets {
+                self.history
+                    .update_quiet(us, q, piece_to(pos, q), earlier, -bonus);
+            }
+            let frame = self.frame(ply);
+            if frame.killers[0] != mv {
+                frame.killers[1] = frame.killers[0];
+                frame.killers[0] = mv;
+            }
+            self.history.set_countermove(earlier[0], mv);
+        } else {
+            let (mover, victim) = capture_of(pos, mv);
+            self.history.update_capture(mover, mv.to(), victim, bonus);
+        }
+        for &n in noisy {
+            let (mover, victim) = capture_of(pos, n);
+            self.history.update_capture(mover, n.to(), victim, -bonus);
+        }
     }
 
     fn quiescence(
@@ -560,17 +869,30 @@ impl Searcher {
         hook: &mut dyn SearchHook,
     ) -> i32 {
         self.pv_len[ply] = 0;
-        if self.check_abort(hook) {
+        if self.enter_node(hook) {
             return 0;
         }
         self.seldepth = self.seldepth.max(ply as u32);
         if ply >= MAX_PLY {
             return evaluate(pos);
         }
+        let key = pos.key();
+        let tt_hit = self.tt.probe(key);
+        let mut tt_move = Move::NONE;
+        if let Some(hit) = tt_hit {
+            tt_move = hit.mv;
+            if bound_cuts(hit, ply, alpha, beta) {
+                return score_from_tt(hit.score, ply);
+            }
+        }
         let in_check = pos.in_check();
         let mut best_score = -INFINITE;
+        let mut stand_pat = NO_EVAL;
         if !in_check {
-            let stand_pat = evaluate(pos);
+            stand_pat = match tt_hit {
+                Some(hit) if hit.eval != NO_EVAL => hit.eval,
+                _ => evaluate(pos),
+            };
             if stand_pat >= beta {
                 return stand_pat;
             }
@@ -578,29 +900,42 @@ impl Searcher {
             best_score = stand_pat;
         }
         // In check every evasion is searched, so mates are seen; otherwise only noisy moves.
-        let mut moves = if in_check {
-            pos.legal_moves()
-        } else {
-            pos.noisy_moves()
-        };
-        if in_check && moves.is_empty() {
-            return -MATE + ply as i32;
-        }
-        let mut scores = [0i32; crate::chess::moves::MAX_MOVES];
-        for (i, &m) in moves.iter().enumerate() {
-            scores[i] = self.order_score(pos, m, Move::NONE, ply);
-        }
-        for i in 0..moves.len() {
-            pick_best(&mut moves, &mut scores, i);
-            let mv = moves[i];
-            // Only queen promotions; under-promotions almost never matter here.
-            if let Some(role) = mv.promotion_role() {
-                if role != Role::Queen && !in_check {
+        let earlier = self.earlier_moves(ply);
+        let mut picker = MovePicker::new(
+            pos,
+            &self.history,
+            Context {
+                tt_move,
+                killers: [Move::NONE; 2],
+                counter: Move::NONE,
+                earlier,
+            },
+            !in_check,
+        );
+        let original_alpha = alpha;
+        let mut best_move = Move::NONE;
+        let mut legal = 0;
+        while let Some(Pick { mv, score: order }) = picker.next(pos, &self.history) {
+            legal += 1;
+            if !in_check {
+                // Only queen promotions; under-promotions almost never matter here.
+                if mv.promotion_role().is_some_and(|r| r != Role::Queen) {
                     continue;
+                }
+                // Delta pruning: even winning the piece outright would not reach alpha.
+                if mv.promotion_role().is_none() {
+                    let victim = capture_of(pos, mv).1;
+                    if stand_pat + SEE_VALUE[victim.index()] + 200 <= alpha {
+                        continue;
+                    }
+                }
+                // Losing captures are not worth a look (the picker gives them last).
+                if order < 0 {
+                    break;
                 }
             }
             let child = pos.after(mv);
-            self.nodes += 1;
+            self.tt.prefetch(child.key());
             let score = -self.quiescence(&child, -beta, -alpha, ply + 1, hook);
             if self.stopped {
                 return 0;
@@ -608,6 +943,7 @@ impl Searcher {
             if score > best_score {
                 best_score = score;
                 if score > alpha {
+                    best_move = mv;
                     alpha = score;
                     self.update_pv(ply, mv);
                     if alpha >= beta {
@@ -616,63 +952,57 @@ impl Searcher {
                 }
             }
         }
+        if in_check && legal == 0 {
+            return -MATE + ply as i32;
+        }
+        let bound = if best_score >= beta {
+            Bound::Lower
+        } else if best_score > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.tt.store(
+            key,
+            best_move,
+            score_to_tt(best_score, ply),
+            0,
+            bound,
+            stand_pat,
+        );
         best_score
     }
 
-    fn is_quiet(&self, pos: &Position, mv: Move) -> bool {
-        !mv.is_promotion()
-            && !mv.is_en_passant()
-            && (mv.is_castle() || pos.role_on(mv.to()).is_none())
-    }
-
-    /// Higher first: hash move, winning-looking captures and promotions (most valuable
-    /// victim, least valuable attacker), killers, then quiet moves by history.
-    fn order_score(&self, pos: &Position, mv: Move, tt_move: Move, ply: usize) -> i32 {
+    /// The root's first move order: hash move, good captures, quiet moves by history, losing
+    /// captures (iterations after the first keep the order the last one found).
+    fn order_score(&self, pos: &Position, mv: Move, tt_move: Move) -> i32 {
         if mv == tt_move {
-            return 1 << 30;
+            ORDER_TT
+        } else if is_quiet(pos, mv) {
+            quiet_score(
+                pos,
+                &self.history,
+                pos.side_to_move().index(),
+                mv,
+                [None; 2],
+            )
+        } else if see_ge(pos, mv, 0) {
+            ORDER_GOOD_NOISY + noisy_score(pos, &self.history, mv)
+        } else {
+            ORDER_BAD_NOISY + noisy_score(pos, &self.history, mv)
         }
-        if let Some(role) = mv.promotion_role() {
-            return if role == Role::Queen {
-                1 << 28
-            } else {
-                -(1 << 20)
-            };
-        }
-        if !mv.is_castle() {
-            let victim = if mv.is_en_passant() {
-                Some(Role::Pawn)
-            } else {
-                pos.role_on(mv.to())
-            };
-            if let Some(victim) = victim {
-                let attacker = pos.role_on(mv.from()).unwrap_or(Role::Pawn);
-                return (1 << 27) + role_value(victim) * 16 - role_value(attacker) / 16;
-            }
-        }
-        if ply <= MAX_PLY {
-            if self.killers[ply][0] == mv {
-                return 1 << 26;
-            }
-            if self.killers[ply][1] == mv {
-                return (1 << 26) - 1;
-            }
-        }
-        self.history[pos.side_to_move().index()][mv.from().index()][mv.to().index()]
     }
 }
 
-/// Moves the highest-scored remaining move to position `i` (selection sort, one step).
-#[inline]
-fn pick_best(moves: &mut MoveList, scores: &mut [i32], i: usize) {
-    let mut best = i;
-    for j in i + 1..moves.len() {
-        if scores[j] > scores[best] {
-            best = j;
-        }
-    }
-    if best != i {
-        moves.swap(i, best);
-        scores.swap(i, best);
+/// Whether a stored result settles the node's value for the window (alpha, beta).
+#[inline(always)]
+fn bound_cuts(hit: tt::Hit, ply: usize, alpha: i32, beta: i32) -> bool {
+    let score = score_from_tt(hit.score, ply);
+    match hit.bound {
+        Bound::Exact => true,
+        Bound::Lower => score >= beta,
+        Bound::Upper => score <= alpha,
+        Bound::None => false,
     }
 }
 

@@ -1,6 +1,14 @@
-//! The transposition table: a fixed-size array of search results keyed by Zobrist key.
+//! The transposition table: search results keyed by Zobrist key, shared by every search
+//! thread without locks.
+//!
+//! The table is an array of 64-byte buckets of four entries. An entry is two words: the key
+//! XOR the data, and the data (move 16 bits, score 16, depth 8, bound 2, generation 6, static
+//! evaluation 16). A reader accepts an entry only if the two words it loaded XOR to the key
+//! it looks for, so a read that races with a write (a torn entry) is rejected instead of
+//! giving one position's data to another.
 
 use crate::chess::Move;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// How a stored score bounds the true value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -14,17 +22,28 @@ pub enum Bound {
     Exact = 3,
 }
 
-/// One slot: the full key, and the data packed in a second word as move (16 bits), score
-/// (16), depth (8), bound (2) and search generation (6). Plain `u64` pairs let the table be
-/// allocated zeroed by the OS, so memory is only committed as the search fills it.
-type Entry = [u64; 2];
+const BUCKET_ENTRIES: usize = 4;
+/// Words per bucket: (key ^ data, data) per entry.
+const BUCKET_WORDS: usize = 2 * BUCKET_ENTRIES;
+const BUCKET_BYTES: usize = BUCKET_WORDS * 8;
 
 #[inline(always)]
-fn pack(mv: Move, score: i32, depth: i32, bound: Bound, generation: u8) -> u64 {
+fn pack(mv: Move, score: i32, depth: i32, bound: Bound, generation: u8, eval: i32) -> u64 {
     let score = score.clamp(i16::MIN as i32, i16::MAX as i32) as i16 as u16 as u64;
+    let eval = eval.clamp(i16::MIN as i32, i16::MAX as i32) as i16 as u16 as u64;
     let depth = depth.clamp(0, 255) as u64;
     let flags = (bound as u8 | (generation << 2)) as u64;
-    mv.bits() as u64 | score << 16 | depth << 32 | flags << 40
+    mv.bits() as u64 | score << 16 | depth << 32 | flags << 40 | eval << 48
+}
+
+#[inline(always)]
+fn depth_of(data: u64) -> i32 {
+    ((data >> 32) & 255) as i32
+}
+
+#[inline(always)]
+fn generation_of(data: u64) -> u8 {
+    ((data >> 42) & 63) as u8
 }
 
 /// What a probe found.
@@ -34,16 +53,81 @@ pub struct Hit {
     pub score: i32,
     pub depth: i32,
     pub bound: Bound,
+    /// The static evaluation stored with it (`NO_EVAL` if none was).
+    pub eval: i32,
 }
 
+/// Stored for "no static evaluation" (the position was in check).
+pub const NO_EVAL: i32 = i16::MIN as i32;
+
 pub struct TranspositionTable {
-    entries: Vec<Entry>,
-    generation: u8,
+    words: Words,
+    buckets: usize,
+    generation: AtomicU64,
 }
 
 pub const DEFAULT_HASH_MB: usize = 64;
 /// Refuse absurd sizes (`memory 100000`): this many megabytes at most.
 pub const MAX_HASH_MB: usize = 4096;
+
+/// Tables are aligned to 2 MB so the OS can back them with huge pages: a probe then costs
+/// one cache miss instead of a cache miss and a page-table walk.
+const TABLE_ALIGN: usize = 2 * 1024 * 1024;
+
+/// The table's memory: zeroed words, aligned for huge pages, freed with the layout they
+/// were allocated with.
+struct Words {
+    ptr: std::ptr::NonNull<AtomicU64>,
+    layout: std::alloc::Layout,
+}
+
+// SAFETY: the words are atomics, which any thread may read and write through `&`.
+unsafe impl Send for Words {}
+unsafe impl Sync for Words {}
+
+impl Words {
+    /// `count` zeroed words, or None if the memory cannot be had. Zeroed pages come from
+    /// the OS untouched, so memory is only committed as the search fills the table.
+    fn zeroed(count: usize) -> Option<Words> {
+        let bytes = count.checked_mul(8)?;
+        let layout = std::alloc::Layout::from_size_align(bytes, TABLE_ALIGN).ok()?;
+        // SAFETY: the layout has a non-zero size (count >= 1 bucket).
+        let ptr = unsafe { std::alloc::alloc_zeroed(layout) } as *mut AtomicU64;
+        let ptr = std::ptr::NonNull::new(ptr)?;
+        advise_huge_pages(ptr.as_ptr() as *mut u8, bytes);
+        Some(Words { ptr, layout })
+    }
+}
+
+impl std::ops::Deref for Words {
+    type Target = [AtomicU64];
+    fn deref(&self) -> &[AtomicU64] {
+        // SAFETY: the allocation holds `layout.size() / 8` initialised (zeroed) atomics.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.layout.size() / 8) }
+    }
+}
+
+impl Drop for Words {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `zeroed` with this very layout.
+        unsafe { std::alloc::dealloc(self.ptr.as_ptr() as *mut u8, self.layout) }
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(ptr: *mut u8, bytes: usize) {
+    extern "C" {
+        fn madvise(addr: *mut u8, len: usize, advice: i32) -> i32;
+    }
+    const MADV_HUGEPAGE: i32 = 14;
+    // SAFETY: the range is one live allocation; the advice is only a hint (failure is fine).
+    unsafe {
+        madvise(ptr, bytes, MADV_HUGEPAGE);
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge_pages(_ptr: *mut u8, _bytes: usize) {}
 
 impl TranspositionTable {
     /// A table of about `megabytes` MB (clamped to 1..=MAX_HASH_MB; if the memory cannot be
@@ -51,14 +135,12 @@ impl TranspositionTable {
     pub fn new(megabytes: usize) -> TranspositionTable {
         let mut mb = megabytes.clamp(1, MAX_HASH_MB);
         loop {
-            let count = mb * 1024 * 1024 / std::mem::size_of::<Entry>();
-            let mut entries: Vec<Entry> = Vec::new();
-            if entries.try_reserve_exact(count).is_ok() {
-                drop(entries);
-                // `vec!` of zeros allocates zeroed memory without touching it.
+            let buckets = mb * 1024 * 1024 / BUCKET_BYTES;
+            if let Some(words) = Words::zeroed(buckets * BUCKET_WORDS) {
                 return TranspositionTable {
-                    entries: vec![[0u64; 2]; count],
-                    generation: 0,
+                    words,
+                    buckets,
+                    generation: AtomicU64::new(0),
                 };
             }
             if mb == 1 {
@@ -70,65 +152,125 @@ impl TranspositionTable {
 
     /// Size in whole megabytes.
     pub fn megabytes(&self) -> usize {
-        self.entries.len() * std::mem::size_of::<Entry>() / (1024 * 1024)
+        self.buckets * BUCKET_BYTES / (1024 * 1024)
     }
 
     pub fn clear(&mut self) {
-        // A fresh zeroed allocation is cheaper than writing every slot of a big table.
-        let count = self.entries.len();
-        self.entries = Vec::new();
-        self.entries = vec![[0u64; 2]; count];
-        self.generation = 0;
+        // A fresh zeroed allocation is cheaper than writing every word of a big table.
+        *self = TranspositionTable::new(self.megabytes());
     }
 
     /// Start of a new search: older entries become preferred for replacement.
-    pub fn new_search(&mut self) {
-        self.generation = (self.generation + 1) & 63;
+    pub fn new_search(&self) {
+        let next = (self.generation.load(Relaxed) + 1) & 63;
+        self.generation.store(next, Relaxed);
+    }
+
+    /// Permille of the entries sampled that this search wrote (UCI `hashfull`).
+    pub fn hashfull(&self) -> usize {
+        let generation = self.generation.load(Relaxed) as u8;
+        let sample = self.buckets.min(250);
+        let mut used = 0;
+        for bucket in 0..sample {
+            for e in 0..BUCKET_ENTRIES {
+                let data = self.words[bucket * BUCKET_WORDS + 2 * e + 1].load(Relaxed);
+                used += (data != 0 && generation_of(data) == generation) as usize;
+            }
+        }
+        used * 1000 / (sample * BUCKET_ENTRIES)
     }
 
     #[inline(always)]
-    fn index(&self, key: u64) -> usize {
+    fn bucket(&self, key: u64) -> usize {
         // Map the key onto the table without a division (Lemire's multiply-shift).
-        ((key as u128 * self.entries.len() as u128) >> 64) as usize
+        ((key as u128 * self.buckets as u128) >> 64) as usize * BUCKET_WORDS
+    }
+
+    /// Asks the processor to fetch the bucket of `key` now, to be probed soon.
+    #[inline(always)]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a prefetch is only a hint, and the address is inside the table.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch::<_MM_HINT_T0>(self.words.as_ptr().add(self.bucket(key)) as *const i8);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
     }
 
     #[inline]
     pub fn probe(&self, key: u64) -> Option<Hit> {
-        let [stored_key, data] = self.entries[self.index(key)];
-        let bound = match (data >> 40) & 3 {
-            0 => return None,
-            1 => Bound::Upper,
-            2 => Bound::Lower,
-            _ => Bound::Exact,
-        };
-        if stored_key != key {
-            return None;
+        let base = self.bucket(key);
+        for e in 0..BUCKET_ENTRIES {
+            let check = self.words[base + 2 * e].load(Relaxed);
+            let data = self.words[base + 2 * e + 1].load(Relaxed);
+            if data == 0 || check ^ data != key {
+                continue;
+            }
+            let bound = match (data >> 40) & 3 {
+                0 => Bound::None,
+                1 => Bound::Upper,
+                2 => Bound::Lower,
+                _ => Bound::Exact,
+            };
+            return Some(Hit {
+                mv: Move::from_bits(data as u16),
+                score: (data >> 16) as u16 as i16 as i32,
+                depth: depth_of(data),
+                bound,
+                eval: (data >> 48) as u16 as i16 as i32,
+            });
         }
-        Some(Hit {
-            mv: Move::from_bits(data as u16),
-            score: (data >> 16) as u16 as i16 as i32,
-            depth: ((data >> 32) & 255) as i32,
-            bound,
-        })
+        None
     }
 
+    /// Stores a result. `mv` may be `Move::NONE` (a fail-low proves no move best): the move
+    /// already stored for the position is then kept.
     #[inline]
-    pub fn store(&mut self, key: u64, mv: Move, score: i32, depth: i32, bound: Bound) {
-        let generation = self.generation;
-        let i = self.index(key);
-        let [old_key, old] = self.entries[i];
-        // Replace unless the slot holds a deeper result of this search for another position.
-        let same = old_key == key;
-        let stale = ((old >> 42) & 63) as u8 != generation;
-        if !same && !stale && ((old >> 32) & 255) as i32 > depth + 2 {
-            return;
+    pub fn store(&self, key: u64, mv: Move, score: i32, depth: i32, bound: Bound, eval: i32) {
+        let generation = self.generation.load(Relaxed) as u8;
+        let base = self.bucket(key);
+        // The entry of this position if there is one, else the least worth keeping: the
+        // shallowest, counting each search of age as eight plies of depth.
+        let mut slot = 0;
+        let mut slot_worth = i32::MAX;
+        let mut same = None;
+        for e in 0..BUCKET_ENTRIES {
+            let check = self.words[base + 2 * e].load(Relaxed);
+            let data = self.words[base + 2 * e + 1].load(Relaxed);
+            if data != 0 && check ^ data == key {
+                same = Some((e, data));
+                break;
+            }
+            let age = (generation.wrapping_sub(generation_of(data)) & 63) as i32;
+            let worth = if data == 0 {
+                i32::MIN
+            } else {
+                depth_of(data) - 8 * age
+            };
+            if worth < slot_worth {
+                slot_worth = worth;
+                slot = e;
+            }
         }
-        let mv = if mv.is_none() && same {
-            Move::from_bits(old as u16)
-        } else {
-            mv
-        };
-        self.entries[i] = [key, pack(mv, score, depth, bound, generation)];
+        let mut mv = mv;
+        if let Some((e, old)) = same {
+            // Keep a deeper result of this search unless the new one is exact.
+            if generation_of(old) == generation
+                && bound != Bound::Exact
+                && depth_of(old) > depth + 2
+            {
+                return;
+            }
+            if mv.is_none() {
+                mv = Move::from_bits(old as u16);
+            }
+            slot = e;
+        }
+        let data = pack(mv, score, depth, bound, generation, eval);
+        self.words[base + 2 * slot].store(key ^ data, Relaxed);
+        self.words[base + 2 * slot + 1].store(data, Relaxed);
     }
 }
 
@@ -139,15 +281,16 @@ mod tests {
 
     #[test]
     fn stores_and_finds() {
-        let mut tt = TranspositionTable::new(1);
+        let tt = TranspositionTable::new(1);
         let mv = Move::normal(Square::E1, Square::E8);
-        tt.store(0xDEAD_BEEF, mv, -123, 7, Bound::Lower);
+        tt.store(0xDEAD_BEEF, mv, -123, 7, Bound::Lower, 45);
         let hit = tt.probe(0xDEAD_BEEF).unwrap();
         assert_eq!(
-            (hit.mv, hit.score, hit.depth, hit.bound),
-            (mv, -123, 7, Bound::Lower)
+            (hit.mv, hit.score, hit.depth, hit.bound, hit.eval),
+            (mv, -123, 7, Bound::Lower, 45)
         );
         assert!(tt.probe(0xDEAD_BEEE).is_none());
+        let mut tt = tt;
         tt.clear();
         assert!(tt.probe(0xDEAD_BEEF).is_none());
     }
@@ -155,5 +298,74 @@ mod tests {
     #[test]
     fn absurd_sizes_are_clamped() {
         assert_eq!(TranspositionTable::new(0).megabytes(), 1);
+        assert_eq!(TranspositionTable::new(1 << 40).megabytes(), MAX_HASH_MB);
+    }
+
+    #[test]
+    fn a_fail_low_keeps_the_stored_move() {
+        let tt = TranspositionTable::new(1);
+        let mv = Move::normal(Square::E1, Square::E8);
+        tt.store(42, mv, 10, 5, Bound::Lower, 0);
+        tt.store(42, Move::NONE, -20, 6, Bound::Upper, 0);
+        let hit = tt.probe(42).unwrap();
+        assert_eq!((hit.mv, hit.score, hit.bound), (mv, -20, Bound::Upper));
+    }
+
+    #[test]
+    fn a_deeper_result_of_this_search_is_kept() {
+        let tt = TranspositionTable::new(1);
+        let mv = Move::normal(Square::E1, Square::E8);
+        tt.store(42, mv, 10, 12, Bound::Lower, 0);
+        tt.store(42, Move::NONE, -20, 0, Bound::Upper, 0);
+        assert_eq!(tt.probe(42).unwrap().depth, 12);
+        // ... but not one of an earlier search.
+        tt.new_search();
+        tt.store(42, Move::NONE, -20, 0, Bound::Upper, 0);
+        assert_eq!(tt.probe(42).unwrap().depth, 0);
+    }
+
+    #[test]
+    fn a_bucket_holds_four_positions_and_then_evicts_the_shallowest() {
+        let tt = TranspositionTable::new(1);
+        // Keys that land in one bucket: the same high bits.
+        let keys: Vec<u64> = (0..5).map(|i| (7u64 << 52) | i).collect();
+        for (i, &k) in keys[..4].iter().enumerate() {
+            tt.store(k, Move::NONE, 0, 10 - i as i32, Bound::Exact, 0);
+        }
+        assert!(keys[..4].iter().all(|&k| tt.probe(k).is_some()));
+        tt.store(keys[4], Move::NONE, 0, 20, Bound::Exact, 0);
+        assert!(tt.probe(keys[4]).is_some());
+        assert!(tt.probe(keys[3]).is_none(), "the shallowest gives way");
+        assert!(keys[..3].iter().all(|&k| tt.probe(k).is_some()));
+    }
+
+    /// Threads hammering the same few buckets never read one position's data under another
+    /// position's key: every entry's data names its own key.
+    #[test]
+    fn shared_table_never_returns_a_torn_entry() {
+        use std::sync::Arc;
+        let tt = Arc::new(TranspositionTable::new(1));
+        let threads: Vec<_> = (0..4u64)
+            .map(|t| {
+                let tt = Arc::clone(&tt);
+                std::thread::spawn(move || {
+                    let mut bad = 0;
+                    for i in 0..200_000u64 {
+                        let key = (3u64 << 56) | ((i * 7 + t) % 16);
+                        // The stored score and eval are functions of the key.
+                        let tag = (key & 0xFF) as i32;
+                        tt.store(key, Move::NONE, tag, (i % 30) as i32, Bound::Exact, -tag);
+                        let probe = (3u64 << 56) | ((i * 13 + t) % 16);
+                        if let Some(hit) = tt.probe(probe) {
+                            let want = (probe & 0xFF) as i32;
+                            bad += (hit.score != want || hit.eval != -want) as u32;
+                        }
+                    }
+                    bad
+                })
+            })
+            .collect();
+        let bad: u32 = threads.into_iter().map(|t| t.join().unwrap()).sum();
+        assert_eq!(bad, 0);
     }
 }

@@ -1,0 +1,383 @@
+//! The move picker: hands the search one move at a time, best guess first, and does the
+//! work of each stage only when the stage is reached — a node that cuts on the hash move or
+//! a good capture never generates or scores its quiet moves.
+//!
+//! Stages: the hash move; captures and queen promotions that do not lose material (by victim,
+//! then capture history; the exchange test is made only when a capture is picked); killers;
+//! the countermove; quiet moves by butterfly and continuation history; losing captures and
+//! under-promotions.
+
+use super::history::{History, PieceTo};
+use super::see::{see_ge, SEE_VALUE};
+use crate::chess::moves::MAX_MOVES;
+use crate::chess::{Move, MoveList, Piece, Position, Role};
+
+/// Ordering score bands: each kind of move sorts ahead of the next.
+pub const ORDER_TT: i32 = 1 << 30;
+pub const ORDER_GOOD_NOISY: i32 = 1 << 28;
+pub const ORDER_KILLER: i32 = 1 << 27;
+pub const ORDER_COUNTER: i32 = (1 << 27) - 2;
+pub const ORDER_BAD_NOISY: i32 = -(1 << 28);
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Stage {
+    HashMove,
+    GoodNoisy,
+    Killer1,
+    Killer2,
+    Counter,
+    Quiets,
+    BadNoisy,
+    Done,
+}
+
+/// What the picker knows of the node it serves.
+pub struct Context {
+    pub tt_move: Move,
+    pub killers: [Move; 2],
+    pub counter: Move,
+    /// The moves one and two plies back, for continuation history.
+    pub earlier: [Option<PieceTo>; 2],
+}
+
+pub struct MovePicker {
+    stage: Stage,
+    ctx: Context,
+    noisy: MoveList,
+    noisy_scores: [i32; MAX_MOVES],
+    noisy_next: usize,
+    /// Noisy moves that lose material (or under-promote): they wait for the end.
+    bad: MoveList,
+    bad_next: usize,
+    quiets: Option<MoveList>,
+    quiet_scores: [i32; MAX_MOVES],
+    quiet_next: usize,
+    /// Skip quiet moves (quiescence, or the search decided the rest are futile).
+    skip_quiets: bool,
+}
+
+/// A picked move and its ordering score (its band tells the search what kind it is).
+#[derive(Clone, Copy, Debug)]
+pub struct Pick {
+    pub mv: Move,
+    pub score: i32,
+}
+
+impl MovePicker {
+    /// All legal moves of `pos`, or with `noisy_only` its captures and promotions.
+    pub fn new(pos: &Position, history: &History, ctx: Context, noisy_only: bool) -> MovePicker {
+        let noisy = pos.noisy_moves();
+        let mut noisy_scores = [0i32; MAX_MOVES];
+        for (i, &mv) in noisy.iter().enumerate() {
+            noisy_scores[i] = noisy_score(pos, history, mv);
+        }
+        MovePicker {
+            stage: Stage::HashMove,
+            ctx,
+            noisy,
+            noisy_scores,
+            noisy_next: 0,
+            bad: MoveList::new(),
+            bad_next: 0,
+            quiets: None,
+            quiet_scores: [0; MAX_MOVES],
+            quiet_next: 0,
+            skip_quiets: noisy_only,
+        }
+    }
+
+    /// From now on, no more quiet moves.
+    pub fn skip_quiets(&mut self) {
+        self.skip_quiets = true;
+    }
+
+    fn quiet_list(&mut self, pos: &Position) -> &MoveList {
+        self.quiets.get_or_insert_with(|| pos.quiet_moves())
+    }
+
+    /// Whether `mv` is a legal quiet move here that no earlier stage has given.
+    fn fresh_quiet(&mut self, pos: &Position, mv: Move) -> bool {
+        !mv.is_none() && mv != self.ctx.tt_move && self.quiet_list(pos).contains(mv)
+    }
+
+    pub fn next(&mut self, pos: &Position, history: &History) -> Option<Pick> {
+        loop {
+            match self.stage {
+                Stage::HashMove => {
+                    self.stage = Stage::GoodNoisy;
+                    let tt = self.ctx.tt_move;
+                    if tt.is_none() {
+                        continue;
+                    }
+                    let legal = if let Some(i) = self.noisy.iter().position(|&m| m == tt) {
+                        // Already given: take it out of the capture stages.
+                        self.noisy_scores[i] = i32::MIN;
+                        true
+                    } else {
+                        !self.skip_quiets && self.quiet_list(pos).contains(tt)
+                    };
+                    if legal {
+                        return Some(Pick {
+                            mv: tt,
+                            score: ORDER_TT,
+                        });
+                    }
+                }
+                Stage::GoodNoisy => {
+                    while self.noisy_next < self.noisy.len() {
+                        let i = self.noisy_next;
+                        select(&mut self.noisy, &mut self.noisy_scores, i);
+                        self.noisy_next += 1;
+                        let (mv, score) = (self.noisy[i], self.noisy_scores[i]);
+                        if score == i32::MIN {
+                            continue;
+                        }
+                        let under = mv.promotion_role().is_some_and(|r| r != Role::Queen);
+                        if under || !see_ge(pos, mv, 0) {
+                            self.bad.push(mv);
+                            continue;
+                        }
+                        return Some(Pick {
+                            mv,
+                            score: ORDER_GOOD_NOISY + score,
+                        });
+                    }
+                    self.stage = Stage::Killer1;
+                }
+                Stage::Killer1 => {
+                    self.stage = Stage::Killer2;
+                    let mv = self.ctx.killers[0];
+                    if !self.skip_quiets && self.fresh_quiet(pos, mv) {
+                        return Some(Pick {
+                            mv,
+                            score: ORDER_KILLER,
+                        });
+                    }
+                }
+                Stage::Killer2 => {
+                    self.stage = Stage::Counter;
+                    let mv = self.ctx.killers[1];
+                    if !self.skip_quiets && mv != self.ctx.killers[0] && self.fresh_quiet(pos, mv) {
+                        return Some(Pick {
+                            mv,
+                            score: ORDER_KILLER - 1,
+                        });
+                    }
+                }
+                Stage::Counter => {
+                    self.stage = Stage::Quiets;
+                    let mv = self.ctx.counter;
+                    if !self.skip_quiets
+                        && !self.ctx.killers.contains(&mv)
+                        && self.fresh_quiet(pos, mv)
+                    {
+                        return Some(Pick {
+                            mv,
+                            score: ORDER_COUNTER,
+                        });
+                    }
+                }
+                Stage::Quiets => {
+                    if self.skip_quiets {
+                        self.stage = Stage::BadNoisy;
+                        continue;
+                    }
+                    if self.quiet_next == 0 {
+                        self.score_quiets(pos, history);
+                    }
+                    let quiets = self.quiets.as_mut().expect("generated");
+                    while self.quiet_next < quiets.len() {
+                        let i = self.quiet_next;
+                        select(quiets, &mut self.quiet_scores, i);
+                        self.quiet_next += 1;
+                        if self.quiet_scores[i] == i32::MIN {
+                            continue;
+                        }
+                        return Some(Pick {
+                            mv: quiets[i],
+                            score: self.quiet_scores[i],
+                        });
+                    }
+                    self.stage = Stage::BadNoisy;
+                }
+                Stage::BadNoisy => {
+                    if self.bad_next < self.bad.len() {
+                        let mv = self.bad[self.bad_next];
+                        self.bad_next += 1;
+                        return Some(Pick {
+                            mv,
+                            score: ORDER_BAD_NOISY - self.bad_next as i32,
+                        });
+                    }
+                    self.stage = Stage::Done;
+                }
+                Stage::Done => return None,
+            }
+        }
+    }
+
+    /// Scores every quiet move; those an earlier stage gave are marked to be passed over.
+    fn score_quiets(&mut self, pos: &Position, history: &History) {
+        self.quiet_list(pos);
+        let quiets = self.quiets.as_ref().expect("generated");
+        let us = pos.side_to_move().index();
+        let given = [
+            self.ctx.tt_move,
+            self.ctx.killers[0],
+            self.ctx.killers[1],
+            self.ctx.counter,
+        ];
+        for (i, &mv) in quiets.iter().enumerate() {
+            self.quiet_scores[i] = if given.contains(&mv) {
+                i32::MIN
+            } else {
+                quiet_score(pos, history, us, mv, self.ctx.earlier)
+            };
+        }
+    }
+}
+
+/// Moves the highest-scored move from `i` on to position `i` (one step of selection sort).
+#[inline]
+fn select(moves: &mut MoveList, scores: &mut [i32], i: usize) {
+    let mut best = i;
+    for j in i + 1..moves.len() {
+        if scores[j] > scores[best] {
+            best = j;
+        }
+    }
+    if best != i {
+        moves.swap(i, best);
+        scores.swap(i, best);
+    }
+}
+
+/// Captures by the value of the victim (a promotion adds the new queen), then history.
+#[inline]
+pub fn noisy_score(pos: &Position, history: &History, mv: Move) -> i32 {
+    let (mover, victim) = capture_of(pos, mv);
+    let promotion = match mv.promotion_role() {
+        Some(Role::Queen) => SEE_VALUE[Role::Queen.index()],
+        Some(_) => -SEE_VALUE[Role::Queen.index()],
+        None => 0,
+    };
+    8 * (SEE_VALUE[victim.index()] + promotion) + history.capture(mover, mv.to(), victim)
+}
+
+/// Quiet moves by their history after the last two moves.
+#[inline]
+pub fn quiet_score(
+    pos: &Position,
+    history: &History,
+    us: usize,
+    mv: Move,
+    earlier: [Option<PieceTo>; 2],
+) -> i32 {
+    let now = piece_to(pos, mv);
+    history.quiet(us, mv)
+        + history.continuation(earlier[0], now)
+        + history.continuation(earlier[1], now)
+}
+
+/// Not a capture, en passant or promotion (castling is quiet).
+#[inline(always)]
+pub fn is_quiet(pos: &Position, mv: Move) -> bool {
+    !mv.is_promotion() && !mv.is_en_passant() && (mv.is_castle() || pos.role_on(mv.to()).is_none())
+}
+
+/// The piece that moves and where it lands (for castling, the king onto the rook's square).
+#[inline(always)]
+pub fn piece_to(pos: &Position, mv: Move) -> PieceTo {
+    PieceTo {
+        piece: Piece::new(
+            pos.side_to_move(),
+            pos.role_on(mv.from()).unwrap_or(Role::King),
+        ),
+        to: mv.to(),
+    }
+}
+
+/// The capturing piece and the role it takes (a pawn for en passant and for a promotion
+/// that takes nothing).
+#[inline(always)]
+pub fn capture_of(pos: &Position, mv: Move) -> (Piece, Role) {
+    let mover = Piece::new(
+        pos.side_to_move(),
+        pos.role_on(mv.from()).unwrap_or(Role::Pawn),
+    );
+    let victim = if mv.is_en_passant() {
+        Role::Pawn
+    } else {
+        pos.role_on(mv.to()).unwrap_or(Role::Pawn)
+    };
+    (mover, victim)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    /// Every legal move comes out exactly once, whatever the hash move, killers and
+    /// countermove claim (even moves that are not legal here).
+    #[test]
+    fn picks_every_legal_move_once() {
+        let fens = [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+        ];
+        let history = History::default();
+        for fen in fens {
+            let pos = Position::from_fen(fen).unwrap();
+            let legal: Vec<Move> = pos.legal_moves().to_vec();
+            let noisy: Vec<Move> = pos.noisy_moves().to_vec();
+            let strangers = [
+                Move::NONE,
+                Move::normal(crate::chess::Square::A1, crate::chess::Square::H8),
+            ];
+            let tries = [
+                (legal[0], legal[1], legal[2], legal[3]),
+                (
+                    noisy.first().copied().unwrap_or(legal[0]),
+                    legal[4],
+                    legal[4],
+                    legal[5],
+                ),
+                (strangers[1], strangers[1], strangers[0], legal[0]),
+            ];
+            for (tt, k1, k2, counter) in tries {
+                let ctx = Context {
+                    tt_move: tt,
+                    killers: [k1, k2],
+                    counter,
+                    earlier: [None, None],
+                };
+                let mut picker = MovePicker::new(&pos, &history, ctx, false);
+                let mut seen = Vec::new();
+                while let Some(p) = picker.next(&pos, &history) {
+                    seen.push(p.mv);
+                }
+                let unique: HashSet<Move> = seen.iter().copied().collect();
+                assert_eq!(unique.len(), seen.len(), "{fen}: a move came twice");
+                assert_eq!(unique, legal.iter().copied().collect(), "{fen}");
+                if legal.contains(&tt) {
+                    assert_eq!(seen[0], tt, "{fen}: hash move first");
+                }
+                let ctx = Context {
+                    tt_move: tt,
+                    killers: [k1, k2],
+                    counter,
+                    earlier: [None, None],
+                };
+                let mut picker = MovePicker::new(&pos, &history, ctx, true);
+                let mut seen = HashSet::new();
+                while let Some(p) = picker.next(&pos, &history) {
+                    assert!(seen.insert(p.mv));
+                }
+                assert_eq!(seen, noisy.iter().copied().collect(), "{fen}: noisy only");
+            }
+        }
+    }
+}
