@@ -79,8 +79,9 @@ impl BenchResult {
 
 /// Searches every position to `depth` from a cleared state, writing a line per position
 /// to `out` when `verbose`.
-pub fn run(depth: u32, out: &mut dyn Write, verbose: bool) -> BenchResult {
+pub fn run(depth: u32, threads: usize, out: &mut dyn Write, verbose: bool) -> BenchResult {
     let mut searcher = Searcher::new(HASH_MB);
+    searcher.set_threads(threads);
     let mut nodes = 0;
     let start = Instant::now();
     for (i, fen) in POSITIONS.iter().enumerate() {

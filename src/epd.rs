@@ -326,6 +326,8 @@ pub struct EpdLimits {
     pub nodes: Option<u64>,
     /// Hash table size; each position starts with an empty table of this size.
     pub hash_mb: usize,
+    /// Search threads.
+    pub threads: usize,
 }
 
 /// How the engine did on one position.
@@ -442,6 +444,7 @@ pub fn run_suite(
         .max()
         .unwrap_or(0);
     let mut searcher = Searcher::new(limits.hash_mb);
+    searcher.set_threads(limits.threads);
     let mut results = Vec::with_capacity(total);
     for (i, entry) in entries.iter().enumerate() {
         let name = label(i, entry);
@@ -765,6 +768,7 @@ mod tests {
             depth: Some(4),
             nodes: None,
             hash_mb: 1,
+            threads: 1,
         };
         let mut out = Vec::new();
         let mut progress = Vec::new();
@@ -807,6 +811,7 @@ mod tests {
             depth: None,
             nodes: Some(20_000),
             hash_mb: 1,
+            threads: 1,
         };
         let r = run_position(&mut Searcher::new(1), &e, 1, &limits);
         assert!(r.found.is_some());

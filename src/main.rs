@@ -48,6 +48,9 @@ enum Command {
         /// Print a line per position.
         #[arg(long, short)]
         verbose: bool,
+        /// Search threads (1 keeps the node count deterministic: the bench signature).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+        threads: u32,
     },
     /// Run an EPD test suite (positions with bm/am): per position the move found, whether it
     /// is solved and when it was found; the total at the end. Progress goes to stderr.
@@ -63,8 +66,8 @@ enum Command {
         /// Node limit per position.
         #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
         nodes: Option<u64>,
-        /// Search threads (Kestrel searches with one thread for now).
-        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
+        /// Search threads.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
         threads: u32,
         /// Hash table size in MB.
         #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=4096))]
@@ -94,8 +97,12 @@ fn main() -> ExitCode {
             threads,
             hash,
         }) => run_epd(&file, time, depth, nodes, threads, hash as usize),
-        Some(Command::Bench { depth, verbose }) => {
-            let r = kestrel::bench::run(depth, &mut std::io::stdout(), verbose);
+        Some(Command::Bench {
+            depth,
+            verbose,
+            threads,
+        }) => {
+            let r = kestrel::bench::run(depth, threads as usize, &mut std::io::stdout(), verbose);
             println!(
                 "bench depth {depth}: {} nodes {} nps ({:.2} s)",
                 r.nodes,
@@ -147,9 +154,6 @@ fn run_epd(
         eprintln!("error: --time must be a positive number of seconds, not {t}");
         return ExitCode::from(2);
     }
-    if threads > 1 {
-        eprintln!("note: Kestrel searches with one thread; --threads {threads} runs as 1");
-    }
     let lines = match read_epd_file(file) {
         Ok(lines) => lines,
         Err(e) => {
@@ -173,6 +177,7 @@ fn run_epd(
         depth,
         nodes,
         hash_mb,
+        threads: threads as usize,
     };
     run_suite(
         &entries,

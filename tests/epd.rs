@@ -22,6 +22,7 @@ fn run(entries: &[EpdEntry], depth: u32) -> (SuiteSummary, String) {
         depth: Some(depth),
         nodes: None,
         hash_mb: 16,
+        threads: 1,
     };
     let mut out = Vec::new();
     let summary = run_suite(entries, &limits, &mut out, &mut std::io::sink());
@@ -92,6 +93,7 @@ fn time_limit_stops_each_search() {
         depth: None,
         nodes: None,
         hash_mb: 16,
+        threads: 1,
     };
     let mut out = Vec::new();
     let mut progress = Vec::new();

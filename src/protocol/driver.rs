@@ -270,7 +270,10 @@ impl Driver {
                     self.searcher.set_hash_mb(mb);
                 }
             }
-            Command::Cores(n) => s.cores = n.clamp(1, 1024),
+            Command::Cores(n) => {
+                s.cores = n.clamp(1, crate::search::MAX_THREADS);
+                self.searcher.set_threads(s.cores);
+            }
             Command::Option { name, value } => s.set_option(&name, value.as_deref()),
             Command::Exclude(what) => s.exclude(&what, true),
             Command::Include(what) => s.exclude(&what, false),
@@ -304,7 +307,7 @@ impl Driver {
             }
             Command::Bench(depth) => {
                 let depth = depth.unwrap_or(crate::bench::DEFAULT_DEPTH);
-                let r = crate::bench::run(depth, &mut std::io::sink(), false);
+                let r = crate::bench::run(depth, 1, &mut std::io::sink(), false);
                 s.send(&format!(
                     "bench depth {depth}: {} nodes {} nps ({:.2} s)",
                     r.nodes,
@@ -491,6 +494,7 @@ impl Session {
             depth: None,
             nodes: None,
             hash_mb: crate::search::tt::DEFAULT_HASH_MB,
+            threads: self.cores,
         };
         let mut report = Vec::new();
         run_suite(&entries, &limits, &mut report, &mut std::io::sink());

@@ -19,6 +19,7 @@ use movepick::{
     ORDER_BAD_NOISY, ORDER_COUNTER, ORDER_GOOD_NOISY, ORDER_KILLER, ORDER_TT,
 };
 use see::{see_ge, SEE_VALUE};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Duration;
 use tt::{Bound, TranspositionTable};
@@ -146,7 +147,8 @@ impl Reductions {
     }
 }
 
-pub struct Searcher {
+/// One search thread's state: everything but the transposition table is its own.
+struct Worker {
     tt: Arc<TranspositionTable>,
     history: History,
     reductions: Reductions,
@@ -164,6 +166,18 @@ pub struct Searcher {
     stopped: bool,
 }
 
+/// The most search threads `cores` may ask for.
+pub const MAX_THREADS: usize = 64;
+
+/// The search: a main thread that talks to the caller's hook, and (lazy SMP) helper threads
+/// that search the same root at the same time, sharing only the transposition table. The
+/// helpers fill the table with results the main thread finds there; the main thread's move
+/// is the one played.
+pub struct Searcher {
+    main: Worker,
+    helpers: Vec<Worker>,
+}
+
 impl Default for Searcher {
     fn default() -> Self {
         Self::new(tt::DEFAULT_HASH_MB)
@@ -173,7 +187,184 @@ impl Default for Searcher {
 impl Searcher {
     pub fn new(hash_mb: usize) -> Searcher {
         Searcher {
-            tt: Arc::new(TranspositionTable::new(hash_mb)),
+            main: Worker::new(Arc::new(TranspositionTable::new(hash_mb))),
+            helpers: Vec::new(),
+        }
+    }
+
+    /// Search with `threads` threads in all (clamped to 1..=MAX_THREADS).
+    pub fn set_threads(&mut self, threads: usize) {
+        let helpers = threads.clamp(1, MAX_THREADS) - 1;
+        let tt = Arc::clone(&self.main.tt);
+        self.helpers.truncate(helpers);
+        while self.helpers.len() < helpers {
+            self.helpers.push(Worker::new(Arc::clone(&tt)));
+        }
+    }
+
+    pub fn threads(&self) -> usize {
+        1 + self.helpers.len()
+    }
+
+    /// Resize the hash table (clears it).
+    pub fn set_hash_mb(&mut self, mb: usize) {
+        // Let the old table go before the new one is allocated.
+        self.share_table(Arc::new(TranspositionTable::new(1)));
+        self.share_table(Arc::new(TranspositionTable::new(mb)));
+    }
+
+    fn share_table(&mut self, tt: Arc<TranspositionTable>) {
+        for worker in std::iter::once(&mut self.main).chain(self.helpers.iter_mut()) {
+            worker.tt = Arc::clone(&tt);
+        }
+    }
+
+    pub fn hash_mb(&self) -> usize {
+        self.main.tt.megabytes()
+    }
+
+    /// Forget everything learned (a new game).
+    pub fn clear(&mut self) {
+        self.set_hash_mb(self.hash_mb());
+        for worker in std::iter::once(&mut self.main).chain(self.helpers.iter_mut()) {
+            worker.history.clear();
+        }
+    }
+
+    /// Nodes of the last search, all threads.
+    pub fn nodes(&self) -> u64 {
+        self.main.nodes + self.helpers.iter().map(|h| h.nodes).sum::<u64>()
+    }
+
+    /// Makes the search take `score` (side to move's view) as the exact value of `pos`
+    /// when searched to `depth` or less (xboard `setscore`).
+    pub fn set_score(&mut self, pos: &Position, score: i32, depth: u32) {
+        let score = score.clamp(-MATE_BOUND + 1, MATE_BOUND - 1);
+        self.main.tt.store(
+            pos.key(),
+            Move::NONE,
+            score,
+            depth.min(MAX_DEPTH) as i32,
+            Bound::Exact,
+            tt::NO_EVAL,
+        );
+    }
+
+    /// Searches `root` by iterative deepening until the hook says stop or the depth cap.
+    /// Helper threads run beside the main one until it is done.
+    pub fn search(
+        &mut self,
+        root: &Position,
+        params: &SearchParams,
+        hook: &mut dyn SearchHook,
+    ) -> SearchResult {
+        self.main.tt.new_search();
+        if self.helpers.is_empty() {
+            return self.main.search(root, params, hook);
+        }
+        let stop = AtomicBool::new(false);
+        let helper_nodes = AtomicU64::new(0);
+        let helper_params = SearchParams {
+            stop_on_mate: false,
+            instant_single_reply: false,
+            ..params.clone()
+        };
+        let main = &mut self.main;
+        let mut result = std::thread::scope(|scope| {
+            for helper in self.helpers.iter_mut() {
+                let (stop, helper_nodes, helper_params) = (&stop, &helper_nodes, &helper_params);
+                scope.spawn(move || {
+                    let mut hook = HelperHook {
+                        stop,
+                        helper_nodes,
+                        published: 0,
+                    };
+                    helper.search(root, helper_params, &mut hook);
+                    hook.publish(helper.nodes);
+                });
+            }
+            let mut hook = MainHook {
+                inner: hook,
+                helper_nodes: &helper_nodes,
+            };
+            let result = main.search(root, params, &mut hook);
+            stop.store(true, Relaxed);
+            result
+        });
+        result.nodes += helper_nodes.load(Relaxed);
+        result
+    }
+}
+
+/// The main thread's view of the caller's hook: node counts include the helpers'.
+struct MainHook<'a> {
+    inner: &'a mut dyn SearchHook,
+    helper_nodes: &'a AtomicU64,
+}
+
+impl MainHook<'_> {
+    fn total(&self, nodes: u64) -> u64 {
+        nodes + self.helper_nodes.load(Relaxed)
+    }
+}
+
+impl SearchHook for MainHook<'_> {
+    fn poll(&mut self, nodes: u64) -> bool {
+        let total = self.total(nodes);
+        self.inner.poll(total)
+    }
+    fn may_start_iteration(&mut self, depth: u32, nodes: u64) -> bool {
+        let total = self.total(nodes);
+        self.inner.may_start_iteration(depth, total)
+    }
+    fn may_search_next_root_move(&mut self, nodes: u64, score_dropped: bool) -> bool {
+        let total = self.total(nodes);
+        self.inner.may_search_next_root_move(total, score_dropped)
+    }
+    fn report(&mut self, info: &SearchInfo) {
+        let mut info = info.clone();
+        info.nodes = self.total(info.nodes);
+        self.inner.report(&info);
+    }
+    fn root_move(&mut self, index: usize, count: usize, mv: Move) {
+        self.inner.root_move(index, count, mv);
+    }
+}
+
+/// A helper thread's hook: it stops when the main thread is done, and publishes its node
+/// count for the main thread's reports.
+struct HelperHook<'a> {
+    stop: &'a AtomicBool,
+    helper_nodes: &'a AtomicU64,
+    published: u64,
+}
+
+impl HelperHook<'_> {
+    fn publish(&mut self, nodes: u64) {
+        self.helper_nodes
+            .fetch_add(nodes.saturating_sub(self.published), Relaxed);
+        self.published = self.published.max(nodes);
+    }
+}
+
+impl SearchHook for HelperHook<'_> {
+    fn poll(&mut self, nodes: u64) -> bool {
+        self.publish(nodes);
+        self.stop.load(Relaxed)
+    }
+    fn may_start_iteration(&mut self, _depth: u32, _nodes: u64) -> bool {
+        !self.stop.load(Relaxed)
+    }
+    fn may_search_next_root_move(&mut self, _nodes: u64, _dropped: bool) -> bool {
+        !self.stop.load(Relaxed)
+    }
+    fn report(&mut self, _info: &SearchInfo) {}
+}
+
+impl Worker {
+    fn new(tt: Arc<TranspositionTable>) -> Worker {
+        Worker {
+            tt,
             history: History::default(),
             reductions: Reductions::new(),
             frames: Box::new([Frame::default(); MAX_PLY + FRAME_OFFSET + 2]),
@@ -186,42 +377,6 @@ impl Searcher {
             seldepth: 0,
             stopped: false,
         }
-    }
-
-    /// Resize the hash table (clears it).
-    pub fn set_hash_mb(&mut self, mb: usize) {
-        self.tt = Arc::new(TranspositionTable::new(mb));
-    }
-
-    pub fn hash_mb(&self) -> usize {
-        self.tt.megabytes()
-    }
-
-    /// Forget everything learned (a new game).
-    pub fn clear(&mut self) {
-        let mb = self.tt.megabytes();
-        // Let the old table go before the new one is allocated.
-        self.tt = Arc::new(TranspositionTable::new(1));
-        self.tt = Arc::new(TranspositionTable::new(mb));
-        self.history.clear();
-    }
-
-    pub fn nodes(&self) -> u64 {
-        self.nodes
-    }
-
-    /// Makes the search take `score` (side to move's view) as the exact value of `pos`
-    /// when searched to `depth` or less (xboard `setscore`).
-    pub fn set_score(&mut self, pos: &Position, score: i32, depth: u32) {
-        let score = score.clamp(-MATE_BOUND + 1, MATE_BOUND - 1);
-        self.tt.store(
-            pos.key(),
-            Move::NONE,
-            score,
-            depth.min(MAX_DEPTH) as i32,
-            Bound::Exact,
-            tt::NO_EVAL,
-        );
     }
 
     #[inline(always)]
@@ -239,7 +394,7 @@ impl Searcher {
     }
 
     /// Searches `root` by iterative deepening until the hook says stop or the depth cap.
-    pub fn search(
+    fn search(
         &mut self,
         root: &Position,
         params: &SearchParams,
@@ -247,7 +402,6 @@ impl Searcher {
     ) -> SearchResult {
         self.nodes = 0;
         self.stopped = false;
-        self.tt.new_search();
         self.history.age();
         self.frames.fill(Frame::default());
         self.keys.clear();
@@ -1149,11 +1303,21 @@ mod tests {
 
     #[test]
     fn repetition_and_fifty_moves_are_draws() {
-        let mut searcher = Searcher::new(1);
+        let mut searcher = Worker::new(Arc::new(TranspositionTable::new(1)));
         let pos = Position::from_fen("4k3/8/8/8/8/8/R7/4K3 w - - 6 40").unwrap();
-        // The same position four plies back, within the halfmove clock: a repetition.
+        // The same position four plies back, inside the search tree: a repetition.
         searcher.keys = vec![pos.key(), 1, 2, 3];
+        searcher.root_index = 0;
         assert!(searcher.is_draw(&pos));
+        // Once before the root is not yet a draw: the game could go on from there.
+        searcher.root_index = 2;
+        assert!(!searcher.is_draw(&pos));
+        // Twice before the root is (the third time is now).
+        let twice = Position::from_fen("4k3/8/8/8/8/8/R7/4K3 w - - 8 40").unwrap();
+        searcher.keys = vec![twice.key(), 1, twice.key(), 3, 4, 5];
+        searcher.root_index = 6;
+        assert!(searcher.is_draw(&twice));
+        searcher.root_index = 0;
         // An odd distance cannot be the same side to move; not a repetition.
         searcher.keys = vec![pos.key(), 1, 2];
         assert!(!searcher.is_draw(&pos));
@@ -1161,8 +1325,37 @@ mod tests {
         let fresh = Position::from_fen("4k3/8/8/8/8/8/R7/4K3 w - - 2 40").unwrap();
         searcher.keys = vec![fresh.key(), 1, 2, 3];
         assert!(!searcher.is_draw(&fresh));
+        // Nor across a null move.
+        searcher.keys = vec![pos.key(), 1, 2, 3];
+        searcher.null_floor = 1;
+        assert!(!searcher.is_draw(&pos));
+        searcher.null_floor = 0;
         let fifty = Position::from_fen("4k3/8/8/8/8/8/R7/4K3 w - - 100 90").unwrap();
         searcher.keys.clear();
         assert!(searcher.is_draw(&fifty));
+    }
+
+    #[test]
+    fn helper_threads_search_beside_the_main_one_and_stop_with_it() {
+        let pos = Position::startpos();
+        let mut searcher = Searcher::new(8);
+        searcher.set_threads(3);
+        assert_eq!(searcher.threads(), 3);
+        let params = SearchParams {
+            max_depth: Some(8),
+            ..Default::default()
+        };
+        let mut limits = FixedLimits::new(None, None);
+        let r = searcher.search(&pos, &params, &mut limits);
+        assert!(pos.is_legal(r.best.unwrap()));
+        assert_eq!(r.depth, 8);
+        // The helpers did work too, and it is counted.
+        let main_nodes = limits.reports.last().unwrap().1.nodes;
+        assert!(r.nodes > searcher.main.nodes, "{} nodes", r.nodes);
+        assert!(main_nodes >= searcher.main.nodes);
+        searcher.set_threads(1);
+        assert_eq!(searcher.threads(), 1);
+        searcher.set_threads(100_000);
+        assert_eq!(searcher.threads(), MAX_THREADS);
     }
 }
