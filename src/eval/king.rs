@@ -1,6 +1,6 @@
-//! King safety: attack units against the enemy king (pieces attacking the king zone, safe
-//! checks) looked up in the `KING_DANGER` table, and the pawn shield, pawn storm and open
-//! files around the own king.
+//! King safety: attack units against the enemy king (pieces attacking the king zone and, if
+//! there are any, safe checks) looked up in the `KING_DANGER` table; the pawn shield, pawn
+//! storm and open files around the own king.
 
 use super::params as p;
 use super::{weights, Ctx, Sink};
@@ -12,29 +12,31 @@ pub(super) fn safety<S: Sink>(c: &Ctx, us: Color, sink: &mut S) {
     let (u, t) = (us.index(), them.index());
     let pos = c.pos;
 
-    // Our attack on their king.
-    let king = c.king[t];
-    let mut units = c.king_units[u];
-    let safe = !c.attacked[t] & !pos.color_bb(us);
-    let diagonal = bishop_attacks(king, c.occupied);
-    let straight = rook_attacks(king, c.occupied);
-    let checks = [
-        (Role::Knight, knight_attacks(king)),
-        (Role::Bishop, diagonal),
-        (Role::Rook, straight),
-        (Role::Queen, diagonal | straight),
-    ];
-    for (role, from) in checks {
-        if (from & safe & c.attacked_by[u][role.index()]).non_empty() {
-            units += weights::KING_SAFE_CHECK_UNITS[role.index()];
+    // Our attack on their king: only when some piece attacks the king zone.
+    if c.king_units[u] > 0 {
+        let king = c.king[t];
+        let mut units = c.king_units[u];
+        let safe = !c.attacked[t] & !pos.color_bb(us);
+        let diagonal = bishop_attacks(king, c.occupied);
+        let straight = rook_attacks(king, c.occupied);
+        let checks = [
+            (Role::Knight, knight_attacks(king)),
+            (Role::Bishop, diagonal),
+            (Role::Rook, straight),
+            (Role::Queen, diagonal | straight),
+        ];
+        for (role, from) in checks {
+            if (from & safe & c.attacked_by[u][role.index()]).non_empty() {
+                units += weights::KING_SAFE_CHECK_UNITS[role.index()];
+            }
         }
-    }
-    if pos.pieces(us, Role::Queen).is_empty() {
-        units /= 2;
-    }
-    let units = units.min(63) as usize;
-    if units > 0 {
-        sink.add(us, p::KING_DANGER + units, 1);
+        if pos.pieces(us, Role::Queen).is_empty() {
+            units /= 2;
+        }
+        let units = units.min(63) as usize;
+        if units > 0 {
+            sink.add(us, p::KING_DANGER + units, 1);
+        }
     }
 
     // Our own king's cover.

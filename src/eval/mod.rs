@@ -105,6 +105,19 @@ pub trait Sink {
     fn add_score(&mut self, white_view: Score);
 }
 
+/// The weights padded to a power of two, so that the plain evaluator indexes them with a
+/// mask instead of a bounds check (the trace, which checks, catches a bad index in tests).
+const PADDED_LEN: usize = NUM.next_power_of_two();
+static PADDED: [Score; PADDED_LEN] = {
+    let mut padded = [Score::ZERO; PADDED_LEN];
+    let mut i = 0;
+    while i < NUM {
+        padded[i] = WEIGHTS[i];
+        i += 1;
+    }
+    padded
+};
+
 /// The plain evaluator's sink: sums of weights per colour.
 #[derive(Default)]
 struct Accumulator {
@@ -123,7 +136,7 @@ impl Sink for Accumulator {
 
     #[inline(always)]
     fn add(&mut self, color: Color, index: usize, count: i32) {
-        self.side[color.index()] += WEIGHTS[index] * count;
+        self.side[color.index()] += PADDED[index & (PADDED_LEN - 1)] * count;
     }
 
     #[inline(always)]
@@ -244,23 +257,23 @@ impl<'a> Ctx<'a> {
     }
 }
 
-/// All terms, sent to `sink`. With a pawn table (and a sink that does not trace) the pawn
-/// structure comes from the table.
+/// All terms, sent to `sink`; returns the phase. With a pawn table (and a sink that does not
+/// trace) the pawn structure comes from the table.
 #[inline(always)]
-fn terms<S: Sink>(pos: &Position, sink: &mut S, pawn_table: Option<&mut pawns::PawnTable>) {
+fn terms<S: Sink>(pos: &Position, sink: &mut S, pawn_table: Option<&mut pawns::PawnTable>) -> i32 {
     let mut c = Ctx::new(pos);
+    let mut phase = 0;
     for color in Color::ALL {
         for role in Role::ALL {
-            let pieces = pos.pieces(color, role);
-            sink.add(
-                color,
-                params::MATERIAL + role.index(),
-                pieces.count() as i32,
-            );
-            for sq in pieces {
+            // Counted while walking the squares: popcount is slow on baseline x86-64.
+            let mut n = 0;
+            for sq in pos.pieces(color, role) {
                 let index = params::PSQT + role.index() * 64 + sq.relative_to(color).index();
                 sink.add(color, index, 1);
+                n += 1;
             }
+            sink.add(color, params::MATERIAL + role.index(), n);
+            phase += PHASE[role.index()] * n;
         }
     }
     let passed = match pawn_table {
@@ -280,6 +293,7 @@ fn terms<S: Sink>(pos: &Position, sink: &mut S, pawn_table: Option<&mut pawns::P
         pawns::passed(&c, color, passed & c.pawns[color.index()], sink);
     }
     sink.add(pos.side_to_move(), params::TEMPO, 1);
+    phase.min(MAX_PHASE)
 }
 
 /// The game phase, 0 (bare kings and pawns) to `MAX_PHASE` (all pieces).
@@ -313,11 +327,9 @@ pub fn scale_factor(pos: &Position, eg: i32) -> (i32, &'static str) {
     let weak = !strong;
     let strong_pawns = pos.pieces(strong, Role::Pawn);
     let weak_pawns = pos.pieces(weak, Role::Pawn);
-    let (npm_strong, npm_weak) = (non_pawn_material(pos, strong), non_pawn_material(pos, weak));
-    let strong_bishops = pos.pieces(strong, Role::Bishop);
-    let weak_bishops = pos.pieces(weak, Role::Bishop);
 
     if strong_pawns.is_empty() {
+        let (npm_strong, npm_weak) = (non_pawn_material(pos, strong), non_pawn_material(pos, weak));
         let knights = pos.pieces(strong, Role::Knight);
         if npm_strong == 320 * knights.count() as i32 && knights.count() <= 2 {
             let scale = if weak_pawns.is_empty() { 0 } else { 8 };
@@ -329,10 +341,17 @@ pub fn scale_factor(pos: &Position, eg: i32) -> (i32, &'static str) {
         }
     }
 
+    // The remaining rules are about bishops.
+    let strong_bishops = pos.pieces(strong, Role::Bishop);
+    if strong_bishops.count() != 1 {
+        return (SCALE_NORMAL, "normal");
+    }
+    let pieces = |c: Color| pos.color_bb(c) & !pos.role_bb(Role::Pawn) & !pos.role_bb(Role::King);
+    let bishop_only = pieces(strong) == strong_bishops;
+
     // King, bishop and rook pawns on one edge file whose promotion square the bishop does
     // not control, with the defending king in the corner.
-    if npm_strong == 330
-        && strong_bishops.count() == 1
+    if bishop_only
         && strong_pawns.non_empty()
         && ((strong_pawns & !Bitboard::FILE_A).is_empty()
             || (strong_pawns & !Bitboard::FILE_H).is_empty())
@@ -347,13 +366,12 @@ pub fn scale_factor(pos: &Position, eg: i32) -> (i32, &'static str) {
         }
     }
 
-    if strong_bishops.count() == 1
-        && weak_bishops.count() == 1
-        && Bitboard::same_colour_squares(strong_bishops.first()) != {
-            Bitboard::same_colour_squares(weak_bishops.first())
-        }
+    let weak_bishops = pos.pieces(weak, Role::Bishop);
+    if weak_bishops.count() == 1
+        && Bitboard::same_colour_squares(strong_bishops.first())
+            != Bitboard::same_colour_squares(weak_bishops.first())
     {
-        if npm_strong == 330 && npm_weak == 330 {
+        if bishop_only && pieces(weak) == weak_bishops {
             let surplus = strong_pawns.count() as i32 - weak_pawns.count() as i32;
             let scale = if surplus <= 1 { 18 } else { 32 };
             return (scale, "opposite-coloured bishops");
@@ -369,10 +387,10 @@ fn evaluate_with(pos: &Position, pawn_table: Option<&mut pawns::PawnTable>) -> i
         return 0;
     }
     let mut acc = Accumulator::default();
-    terms(pos, &mut acc, pawn_table);
+    let phase = terms(pos, &mut acc, pawn_table);
     let total = acc.white_view();
     let (scale, _) = scale_factor(pos, total.eg);
-    let white = taper(total, phase(pos), scale);
+    let white = taper(total, phase, scale);
     match pos.side_to_move() {
         Color::White => white,
         Color::Black => -white,
@@ -417,8 +435,8 @@ impl Default for Evaluator {
 /// material rule, which `evaluate` applies before the terms.
 pub fn trace(pos: &Position) -> Box<Trace> {
     let mut t = Box::new(Trace::new());
-    terms(pos, t.as_mut(), None);
-    t.phase = phase(pos);
+    t.phase = terms(pos, t.as_mut(), None);
+    debug_assert_eq!(t.phase, phase(pos));
     t.scale = scale_factor(pos, t.sum(&WEIGHTS).eg).0;
     t
 }

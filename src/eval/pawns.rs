@@ -41,9 +41,9 @@ pub(super) fn structure<S: Sink>(pos: &Position, sink: &mut S) -> Bitboard {
                 if (ours & (bb.east() | bb.west())).non_empty() {
                     sink.add(us, p::PAWN_PHALANX + rank, 1);
                 }
-                let defenders = (pawn_attacks(them, sq) & ours).count() as i32;
-                if defenders > 0 {
-                    sink.add(us, p::PAWN_SUPPORTED + rank, defenders);
+                let defenders = pawn_attacks(them, sq) & ours;
+                if defenders.non_empty() {
+                    sink.add(us, p::PAWN_SUPPORTED + rank, defenders.count() as i32);
                 }
             }
             if !doubled && !not_passed.contains(sq) {

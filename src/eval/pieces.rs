@@ -94,27 +94,53 @@ pub(super) fn threats<S: Sink>(c: &Ctx, us: Color, sink: &mut S) {
     let by_rook = c.attacked_by[u][Role::Rook.index()];
     let heavy = pos.pieces(them, Role::Rook) | pos.pieces(them, Role::Queen);
     let weak = pos.color_bb(them) & !c.pawn_attacks[t];
-    for role in [
-        Role::Pawn,
-        Role::Knight,
-        Role::Bishop,
-        Role::Rook,
-        Role::Queen,
-    ] {
-        let victims = pos.pieces(them, role);
-        if victims.is_empty() {
-            continue;
+    // Threatened pieces are rare: test for any before counting (popcount is slow on
+    // baseline x86-64).
+    let by_pawn = c.pawn_attacks[u] & !c.pawns[t];
+    let by_minor = by_minor & (weak | heavy);
+    let by_rook = by_rook & (weak | pos.pieces(them, Role::Queen));
+    if ((by_pawn | by_minor | by_rook) & pos.color_bb(them)).non_empty() {
+        for role in [
+            Role::Pawn,
+            Role::Knight,
+            Role::Bishop,
+            Role::Rook,
+            Role::Queen,
+        ] {
+            let victims = pos.pieces(them, role);
+            add_count(
+                sink,
+                us,
+                p::THREAT_BY_PAWN + role.index(),
+                victims & by_pawn,
+            );
+            add_count(
+                sink,
+                us,
+                p::THREAT_BY_MINOR + role.index(),
+                victims & by_minor,
+            );
+            add_count(
+                sink,
+                us,
+                p::THREAT_BY_ROOK + role.index(),
+                victims & by_rook,
+            );
         }
-        if role != Role::Pawn {
-            let n = (victims & c.pawn_attacks[u]).count() as i32;
-            sink.add(us, p::THREAT_BY_PAWN + role.index(), n);
-        }
-        let n = (victims & (weak | heavy) & by_minor).count() as i32;
-        sink.add(us, p::THREAT_BY_MINOR + role.index(), n);
-        let n = (victims & (weak | pos.pieces(them, Role::Queen)) & by_rook).count() as i32;
-        sink.add(us, p::THREAT_BY_ROOK + role.index(), n);
     }
     let pieces = pos.color_bb(them) & !c.pawns[t] & !pos.pieces(them, Role::King);
-    let hanging = pieces & c.attacked[u] & !c.attacked[t];
-    sink.add(us, p::HANGING, hanging.count() as i32);
+    add_count(
+        sink,
+        us,
+        p::HANGING,
+        pieces & c.attacked[u] & !c.attacked[t],
+    );
+}
+
+/// Applies a weight once per square of `set`, if any.
+#[inline(always)]
+fn add_count<S: Sink>(sink: &mut S, us: Color, index: usize, set: Bitboard) {
+    if set.non_empty() {
+        sink.add(us, index, set.count() as i32);
+    }
 }
