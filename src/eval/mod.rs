@@ -173,6 +173,17 @@ impl Trace {
             .collect()
     }
 
+    /// The non-zero coefficients as (flat weight index, coefficient): the compact form a
+    /// tuner stores per position.
+    pub fn sparse(&self) -> Vec<(u16, i16)> {
+        (0..NUM)
+            .filter_map(|i| {
+                let c = self.counts[0][i] - self.counts[1][i];
+                (c != 0).then_some((i as u16, c))
+            })
+            .collect()
+    }
+
     /// The sum of coefficient × weight, from White's view, before tapering.
     pub fn sum(&self, weights: &[Score]) -> Score {
         let mut total = Score::ZERO;
@@ -538,6 +549,27 @@ mod tests {
             }
             assert_eq!(groups, b.sum, "{fen}");
         }
+    }
+
+    #[test]
+    fn sparse_trace_matches_the_dense_one() {
+        let pos = Position::from_fen(FENS[2]).unwrap();
+        let t = trace(&pos);
+        let dense = t.coefficients();
+        let sparse = t.sparse();
+        assert!(!sparse.is_empty());
+        for (i, c) in &sparse {
+            assert_eq!(dense[*i as usize], *c);
+        }
+        assert_eq!(dense.iter().filter(|&&c| c != 0).count(), sparse.len());
+        assert_eq!(params::weight_name(params::PSQT + 64 + 3), "PSQT[1][3]");
+        assert_eq!(params::weight_name(params::TEMPO), "TEMPO");
+        assert_eq!(params::weight_name(params::MATERIAL + 4), "MATERIAL[4]");
+    }
+
+    #[test]
+    fn pawn_table_size_is_as_documented() {
+        assert_eq!(PAWN_TABLE_BYTES, 512 * 1024);
     }
 
     #[test]

@@ -285,6 +285,17 @@ pub fn section_of(index: usize) -> (&'static Section, usize) {
     (sec, index - sec.offset)
 }
 
+/// A readable name for flat index `index`, like `PSQT[1][3]` or `TEMPO`.
+pub fn weight_name(index: usize) -> String {
+    let (sec, i) = section_of(index);
+    match *sec.dims {
+        [] => sec.name.to_string(),
+        [_] => format!("{}[{i}]", sec.name),
+        [_, c] => format!("{}[{}][{}]", sec.name, i / c, i % c),
+        _ => unreachable!("sections have at most two dimensions"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
