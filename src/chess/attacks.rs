@@ -129,6 +129,25 @@ pub fn pawn_attacks(color: Color, sq: Square) -> Bitboard {
     PAWN[color.index()][sq.index()]
 }
 
+/// The squares attacked by a set of pawns of `color`.
+#[inline(always)]
+pub const fn pawn_attacks_set(color: Color, pawns: Bitboard) -> Bitboard {
+    let ahead = pawns.forward(color);
+    Bitboard(ahead.east().0 | ahead.west().0)
+}
+
+/// King steps from `a` to `b` on an empty board (Chebyshev distance).
+#[inline(always)]
+pub const fn distance(a: Square, b: Square) -> u32 {
+    let df = (a.file().0 as i32 - b.file().0 as i32).unsigned_abs();
+    let dr = (a.rank().0 as i32 - b.rank().0 as i32).unsigned_abs();
+    if df > dr {
+        df
+    } else {
+        dr
+    }
+}
+
 #[inline(always)]
 fn magic_lookup(m: &Magic, occupied: Bitboard) -> Bitboard {
     let idx = ((occupied.0 & m.mask).wrapping_mul(m.magic) >> m.shift) as usize;

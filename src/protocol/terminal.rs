@@ -164,21 +164,47 @@ fn pair(s: Score) -> String {
     format!("{:>6} {:>6}", s.mg, s.eg)
 }
 
-/// The static evaluation by term, from White's side.
+/// The static evaluation by term group: each side's own sums (positive is good for that
+/// side), the difference from White's view, the phase, the scale and the result.
 pub fn eval_lines(pos: &Position) -> Vec<String> {
     let b = breakdown(pos);
     let mut lines = vec![
-        "term            mg     eg   (centipawns, White's view)".to_string(),
-        format!("material    {}", pair(b.material)),
-        format!("placement   {}", pair(b.placement)),
-        format!("bishop pair {}", pair(b.bishop_pair)),
-        format!("phase       {:>6} of 24 (24 = middlegame)", b.phase),
-        format!("total       {:>6} tapered", b.total),
+        format!(
+            "{:<14}{:^13}   {:^13}   {:^13}",
+            "", "White", "Black", "White-Black"
+        )
+        .trim_end()
+        .to_string(),
+        format!(
+            "{:<14}{:>6} {:>6}   {:>6} {:>6}   {:>6} {:>6}",
+            "term", "mg", "eg", "mg", "eg", "mg", "eg"
+        ),
     ];
-    let stm = crate::eval::evaluate(pos);
+    for (group, [white, black]) in &b.groups {
+        lines.push(format!(
+            "{:<14}{}   {}   {}",
+            group.name(),
+            pair(*white),
+            pair(*black),
+            pair(*white - *black)
+        ));
+    }
+    lines.push(format!("{:<14}{:>32}{}", "sum", "", pair(b.sum)));
     lines.push(format!(
-        "side to move {:>5} (with tempo; 0 if neither side can mate)",
-        stm
+        "{:<14}{:>6} of 24 (24 = middlegame)",
+        "phase", b.phase
+    ));
+    lines.push(format!(
+        "{:<14}{:>6} of 64 ({})",
+        "scale", b.scale, b.scale_reason
+    ));
+    lines.push(format!(
+        "{:<14}{:>6} tapered and scaled, White's view (centipawns)",
+        "total", b.total
+    ));
+    lines.push(format!(
+        "{:<14}{:>6} (0 if neither side can mate)",
+        "side to move", b.side_to_move
     ));
     lines
 }
