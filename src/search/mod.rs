@@ -12,7 +12,7 @@ pub mod time;
 pub mod tt;
 
 use crate::chess::{Move, Piece, Position, Role};
-use crate::eval::evaluate;
+use crate::eval::Evaluator;
 use history::{History, PieceTo};
 use movepick::{
     capture_of, is_quiet, noisy_score, piece_to, quiet_score, Context, MovePicker, Pick,
@@ -150,6 +150,8 @@ impl Reductions {
 /// One search thread's state: everything but the transposition table is its own.
 struct Worker {
     tt: Arc<TranspositionTable>,
+    /// The evaluation with this thread's own pawn hash table.
+    evaluator: Evaluator,
     history: History,
     reductions: Reductions,
     frames: Box<[Frame; MAX_PLY + FRAME_OFFSET + 2]>,
@@ -228,6 +230,7 @@ impl Searcher {
         self.set_hash_mb(self.hash_mb());
         for worker in std::iter::once(&mut self.main).chain(self.helpers.iter_mut()) {
             worker.history.clear();
+            worker.evaluator.clear();
         }
     }
 
@@ -365,6 +368,7 @@ impl Worker {
     fn new(tt: Arc<TranspositionTable>) -> Worker {
         Worker {
             tt,
+            evaluator: Evaluator::new(),
             history: History::default(),
             reductions: Reductions::new(),
             frames: Box::new([Frame::default(); MAX_PLY + FRAME_OFFSET + 2]),
@@ -542,7 +546,11 @@ impl Worker {
         self.keys.push(root.key());
         let us = root.side_to_move();
         let in_check = root.in_check();
-        self.frame(0).static_eval = if in_check { NO_EVAL } else { evaluate(root) };
+        self.frame(0).static_eval = if in_check {
+            NO_EVAL
+        } else {
+            self.evaluator.evaluate(root)
+        };
         let mut completed = true;
         let mut proven = 0;
         for i in 0..root_moves.len() {
@@ -700,7 +708,7 @@ impl Worker {
             }
         }
         if ply >= MAX_PLY {
-            return evaluate(pos);
+            return self.evaluator.evaluate(pos);
         }
         // Mate distance pruning: no line here can beat a mate already found nearer the root.
         alpha = alpha.max(-MATE + ply as i32);
@@ -723,7 +731,7 @@ impl Worker {
         let static_eval = match tt_hit {
             _ if in_check => NO_EVAL,
             Some(hit) if hit.eval != NO_EVAL => hit.eval,
-            _ => evaluate(pos),
+            _ => self.evaluator.evaluate(pos),
         };
         self.frame(ply).static_eval = static_eval;
         // The hash score, where its bound allows, is a better guess than the static one.
@@ -1028,7 +1036,7 @@ impl Worker {
         }
         self.seldepth = self.seldepth.max(ply as u32);
         if ply >= MAX_PLY {
-            return evaluate(pos);
+            return self.evaluator.evaluate(pos);
         }
         let key = pos.key();
         let tt_hit = self.tt.probe(key);
@@ -1045,7 +1053,7 @@ impl Worker {
         if !in_check {
             stand_pat = match tt_hit {
                 Some(hit) if hit.eval != NO_EVAL => hit.eval,
-                _ => evaluate(pos),
+                _ => self.evaluator.evaluate(pos),
             };
             if stand_pat >= beta {
                 return stand_pat;
