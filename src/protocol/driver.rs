@@ -1008,6 +1008,9 @@ impl SearchHook for Hook<'_> {
     fn report(&mut self, info: &SearchInfo) {
         self.depth = info.depth;
         self.nodes = info.nodes;
+        if let Some(best) = info.pv.first() {
+            self.clock.note_best(best.bits(), info.score);
+        }
         if self.s.post || self.mode == Mode::Analyze {
             let pv = self.s.pv_text(&self.root, &info.pv);
             let line = thinking_line(

@@ -59,15 +59,22 @@ pub const SAFETY_MARGIN: Duration = Duration::from_millis(50);
 /// Guessed moves left in a game without a move count (sudden death or incremental).
 const GUESSED_MOVES_TO_GO: u32 = 30;
 
+/// Part of a clock that may be spent: all but the safety margin, or half of a clock that
+/// is nearly gone.
+fn spendable(left: Duration) -> Duration {
+    if left > SAFETY_MARGIN * 2 {
+        left - SAFETY_MARGIN
+    } else {
+        left / 2
+    }
+}
+
 /// Computes the limits for one move.
 ///
 /// * `time_left`: our clock (from `time`); `None` if the GUI never sent one.
 /// * `moves_made`: moves we have played so far in this game (for `level 40 ...`).
 pub fn compute_limits(tc: TimeControl, time_left: Option<Duration>, moves_made: u32) -> TimeLimits {
-    let margin = |left: Duration| {
-        // Keep a fixed margin, or 10% of a nearly empty clock if that is smaller.
-        left.saturating_sub(SAFETY_MARGIN.min(left / 10))
-    };
+    let margin = spendable;
     match tc {
         TimeControl::PerMove(per_move) => {
             let mut hard = per_move.saturating_sub(SAFETY_MARGIN.min(per_move / 4));
@@ -92,16 +99,20 @@ pub fn compute_limits(tc: TimeControl, time_left: Option<Duration>, moves_made: 
             } else {
                 GUESSED_MOVES_TO_GO
             };
-            // Our share of what is left, plus most of the increment we get back for moving.
-            let mut target = usable / moves_to_go;
-            if increment > Duration::ZERO && usable > increment * 2 {
-                target += increment.mul_f64(0.75);
-            }
-            // Hard cap: a few targets, never more than a fraction of the clock (all of it,
-            // less the margin, when this is the last move before the control).
-            let cap_fraction = if moves_to_go <= 1 { 0.9 } else { 0.35 };
+            // A tenth of the control is kept in reserve, so the clock never runs down to a
+            // pipe's hiccup from a forfeit (before a control, or at the increment's pace).
+            // Our share is of what lies above the reserve (a small share of the clock once
+            // below it), plus most of the increment we get back for moving; the caps below
+            // keep the increment from being spent before it is received.
+            let reserve = base / 10;
+            let above_reserve = usable.saturating_sub(reserve) / moves_to_go;
+            let mut target =
+                above_reserve.max(usable / (3 * moves_to_go)) + increment.mul_f64(0.75);
+            // Hard cap: a few targets, never more than a fraction of the clock (more of it
+            // on the last move before the control, when the clock is refilled next).
+            let cap_fraction = if moves_to_go <= 1 { 0.6 } else { 0.35 };
             let never_exceed = (target * 4).min(usable.mul_f64(cap_fraction));
-            let target = target.min(never_exceed);
+            target = target.min(never_exceed);
             TimeLimits {
                 no_new_iteration: target.mul_f64(0.55),
                 no_new_move: target,
@@ -121,6 +132,13 @@ pub struct SearchClock {
     /// Nodes already searched when the own clock began (for `nps` mode after a ponder hit).
     nodes_at_own_start: u64,
     limits: TimeLimits,
+    /// The soft limits scale by this: above 1 when the best move keeps changing or the
+    /// score falls, below 1 when the same move has stood for many iterations.
+    soft_scale: f64,
+    /// The best move (as bits) and score of the last iteration, and for how many
+    /// iterations in a row that move has been the best.
+    last_best: Option<(u16, i32)>,
+    stable_iterations: u32,
 }
 
 impl SearchClock {
@@ -132,7 +150,36 @@ impl SearchClock {
             nps,
             nodes_at_own_start: 0,
             limits,
+            soft_scale: 1.0,
+            last_best: None,
+            stable_iterations: 0,
         }
+    }
+
+    /// An iteration (or a new best move within one) found `best` with `score`: adjust the
+    /// soft limits to how settled the search looks.
+    pub fn note_best(&mut self, best: u16, score: i32) {
+        let mut score_scale = 1.0;
+        if let Some((last, last_score)) = self.last_best {
+            self.stable_iterations = if last == best {
+                self.stable_iterations + 1
+            } else {
+                0
+            };
+            if score < last_score - 30 {
+                score_scale = 1.3;
+            }
+        }
+        self.last_best = Some((best, score));
+        const BY_STABILITY: [f64; 5] = [1.6, 1.25, 1.0, 0.85, 0.7];
+        self.soft_scale = BY_STABILITY[(self.stable_iterations as usize).min(4)] * score_scale;
+    }
+
+    fn soft(&self, limit: Duration) -> Duration {
+        if limit == Duration::MAX {
+            return limit;
+        }
+        limit.mul_f64(self.soft_scale).min(self.limits.never_exceed)
     }
 
     /// A ponder hit: from now on the limits count; time already pondered counts towards the
@@ -161,11 +208,11 @@ impl SearchClock {
     }
 
     pub fn past_no_new_iteration(&self, nodes: u64) -> bool {
-        self.elapsed(nodes) >= self.limits.no_new_iteration
+        self.elapsed(nodes) >= self.soft(self.limits.no_new_iteration)
     }
 
     pub fn past_no_new_move(&self, nodes: u64) -> bool {
-        self.elapsed(nodes) >= self.limits.no_new_move
+        self.elapsed(nodes) >= self.soft(self.limits.no_new_move)
     }
 
     pub fn past_never_exceed(&self, nodes: u64) -> bool {
@@ -193,8 +240,14 @@ mod tests {
     fn check_sane(l: TimeLimits, left: Duration) {
         assert!(l.no_new_iteration <= l.no_new_move, "{l:?}");
         assert!(l.no_new_move <= l.never_exceed, "{l:?}");
-        let allowed = left.saturating_sub(SAFETY_MARGIN.min(left / 10));
-        assert!(l.never_exceed <= allowed, "{l:?} with {left:?} left");
+        assert!(
+            l.never_exceed <= spendable(left),
+            "{l:?} with {left:?} left"
+        );
+        assert!(
+            spendable(left) >= left.saturating_sub(SAFETY_MARGIN.max(left / 2)),
+            "{left:?}"
+        );
     }
 
     #[test]
@@ -207,10 +260,24 @@ mod tests {
             l.no_new_move > secs(6.0) && l.no_new_move < secs(8.0),
             "{l:?}"
         );
-        // 39 moves made, 10 s left: the last move before the control may use most of it.
+        // 39 moves made, 10 s left: the last move before the control may use more of it,
+        // but not all: the clock never falls to a hiccup from a forfeit.
         let l = compute_limits(tc, Some(secs(10.0)), 39);
         check_sane(l, secs(10.0));
-        assert!(l.never_exceed > secs(8.0), "{l:?}");
+        assert!(
+            l.never_exceed > secs(3.0) && l.never_exceed <= secs(6.0),
+            "{l:?}"
+        );
+        // 40 moves in 20 s played out at the target: the clock stays above the reserve
+        // until the last few moves, and above a second at the control.
+        let tc20 = level(40, 20.0, 0.0);
+        let mut left = secs(20.0);
+        for made in 0..40 {
+            let l = compute_limits(tc20, Some(left), made);
+            check_sane(l, left);
+            left -= l.no_new_move;
+        }
+        assert!(left > secs(1.0), "{left:?} left at the control");
         // After the control (move 41), a new session of 40 moves starts.
         let l = compute_limits(tc, Some(secs(200.0)), 40);
         assert!(l.no_new_move < secs(6.0), "{l:?}");
@@ -239,7 +306,7 @@ mod tests {
         let tc = level(0, 120.0, 12.0);
         let l = compute_limits(tc, Some(secs(120.0)), 0);
         check_sane(l, secs(120.0));
-        // 120/30 + 0.75*12 = 13 s.
+        // (120 - 12)/30 + 0.75*12 = 12.6 s.
         assert!(
             l.no_new_move > secs(12.0) && l.no_new_move < secs(14.0),
             "{l:?}"
@@ -256,9 +323,19 @@ mod tests {
         let l = compute_limits(tc, Some(secs(30.0)), 0);
         check_sane(l, secs(30.0));
         assert!(
-            l.no_new_move > secs(1.0) && l.no_new_move < secs(1.2),
+            l.no_new_move > secs(0.9) && l.no_new_move < secs(1.1),
             "{l:?}"
         );
+        // 5+0.05 played out at the target for 150 moves: the clock settles well above
+        // half a second (a tenth of the control in reserve).
+        let tc5 = level(0, 5.0, 0.05);
+        let mut left = secs(5.0);
+        for made in 0..150 {
+            let l = compute_limits(tc5, Some(left), made);
+            check_sane(l, left);
+            left = left - l.no_new_move + secs(0.05);
+        }
+        assert!(left > secs(0.7), "{left:?} left");
         // 0.15 s left, 0.1 s increment: the increment is not spent ahead of receiving it.
         let l = compute_limits(tc, Some(secs(0.15)), 50);
         check_sane(l, secs(0.15));
@@ -271,7 +348,7 @@ mod tests {
         let l = compute_limits(tc, Some(secs(60.0)), 0);
         check_sane(l, secs(60.0));
         assert!(
-            l.no_new_move > secs(1.8) && l.no_new_move < secs(2.2),
+            l.no_new_move > secs(1.6) && l.no_new_move < secs(2.0),
             "{l:?}"
         );
         let l = compute_limits(tc, Some(secs(3.0)), 60);
@@ -304,6 +381,30 @@ mod tests {
         assert!(!clock.past_never_exceed(9_000));
         assert!(clock.past_never_exceed(10_000));
         assert!(clock.past_no_new_iteration(6_000));
+    }
+
+    #[test]
+    fn soft_limits_follow_the_stability_of_the_best_move() {
+        let limits = TimeLimits {
+            no_new_iteration: secs(1.0),
+            no_new_move: secs(2.0),
+            never_exceed: secs(3.0),
+        };
+        // 1000 nodes per second, so nodes read as milliseconds.
+        let mut clock = SearchClock::new(limits, Some(1000));
+        clock.note_best(1, 0);
+        // The same move for many iterations: stop starting iterations early.
+        for _ in 0..6 {
+            clock.note_best(1, 5);
+        }
+        assert!(clock.past_no_new_iteration(800));
+        // The best move changes: spend longer, but never past the hard limit.
+        clock.note_best(2, 5);
+        assert!(!clock.past_no_new_iteration(1500));
+        assert!(clock.past_no_new_move(3000));
+        // The score falls as well: longer still.
+        clock.note_best(3, -100);
+        assert!(!clock.past_no_new_iteration(2000));
     }
 
     #[test]
