@@ -110,6 +110,9 @@ struct Frame {
     /// a null move.
     moved: Option<PieceTo>,
     killers: [Move; 2],
+    /// A move this node must not search (the hash move, while testing whether it is
+    /// singular).
+    excluded: Move,
 }
 
 const NO_EVAL: i32 = tt::NO_EVAL;
@@ -122,6 +125,7 @@ impl Default for Frame {
             static_eval: NO_EVAL,
             moved: None,
             killers: [Move::NONE; 2],
+            excluded: Move::NONE,
         }
     }
 }
@@ -719,7 +723,13 @@ impl Worker {
         self.seldepth = self.seldepth.max(ply as u32);
 
         let key = pos.key();
-        let tt_hit = self.tt.probe(key);
+        let excluded = self.frames[ply + FRAME_OFFSET].excluded;
+        // A search with a move excluded is about a different tree: no hash cutoffs.
+        let tt_hit = if excluded.is_none() {
+            self.tt.probe(key)
+        } else {
+            None
+        };
         let mut tt_move = Move::NONE;
         if let Some(hit) = tt_hit {
             tt_move = hit.mv;
@@ -760,7 +770,7 @@ impl Worker {
         };
         let us = pos.side_to_move();
 
-        if !is_pv && !in_check {
+        if !is_pv && !in_check && excluded.is_none() {
             // Reverse futility: far above beta at low depth, assume it holds.
             if depth <= 8 && eval - 80 * (depth - improving as i32) >= beta && !is_mate_score(beta)
             {
@@ -832,6 +842,9 @@ impl Worker {
         self.keys.push(key);
         while let Some(Pick { mv, score: order }) = picker.next(pos, &self.history) {
             legal += 1;
+            if mv == excluded {
+                continue;
+            }
             let quiet = is_quiet(pos, mv);
             let gives_check = pos.gives_check(mv);
             let history_score = if quiet {
@@ -864,10 +877,48 @@ impl Worker {
                 }
             }
 
+            // Singular extension: if every other move falls well short of the hash move's
+            // score, the hash move is forced: search it deeper. If even without it the node
+            // fails high, several moves cut: trust that (multi-cut).
+            let mut extension = 0;
+            if mv == tt_move && depth >= 8 && ply > 0 && excluded.is_none() {
+                if let Some(hit) = tt_hit.filter(|h| {
+                    h.bound != Bound::Upper
+                        && h.depth >= depth - 3
+                        && !is_mate_score(h.score)
+                }) {
+                    let singular_beta = hit.score - 2 * depth;
+                    self.frame(ply).excluded = mv;
+                    self.keys.pop();
+                    let score = self.negamax(
+                        pos,
+                        (depth - 1) / 2,
+                        singular_beta - 1,
+                        singular_beta,
+                        ply,
+                        false,
+                        cut_node,
+                        hook,
+                    );
+                    self.keys.push(key);
+                    self.frame(ply).excluded = Move::NONE;
+                    if self.stopped {
+                        self.keys.pop();
+                        return 0;
+                    }
+                    if score < singular_beta {
+                        extension = 1;
+                    } else if singular_beta >= beta {
+                        self.keys.pop();
+                        return singular_beta;
+                    }
+                }
+            }
+
             let child = pos.after(mv);
             self.tt.prefetch(child.key());
             self.frame(ply).moved = Some(piece_to(pos, mv));
-            let new_depth = depth - 1;
+            let new_depth = depth - 1 + extension;
             let mut score;
             if searched == 0 {
                 score = -self.negamax(
@@ -884,7 +935,7 @@ impl Worker {
                 // Late moves are searched shallower first, and again at full depth only if
                 // they look better than the best so far.
                 let mut reduction = 0;
-                if depth >= 3 && searched > is_pv as usize && (quiet || order < 0) {
+                if depth >= 3 && searched > is_pv as usize && (quiet || order < 0) && !gives_check {
                     reduction = self.reductions.get(depth, searched + 1);
                     if quiet {
                         reduction -= history_score / 8_192;
@@ -974,6 +1025,9 @@ impl Worker {
         } else {
             Bound::Upper
         };
+        if !excluded.is_none() {
+            return best_score;
+        }
         // A fail-low proves no move best: keep whatever move the table already has.
         self.tt.store(
             key,
