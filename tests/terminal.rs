@@ -193,32 +193,25 @@ fn transcript_of_a_cutechess_style_game_is_complete() {
     let log = dir.join("session.log");
     let _ = std::fs::remove_file(&log);
     let mut e = Engine::start_with_args(&["--log", log.to_str().unwrap()]);
-    let mut sent = vec!["xboard".to_string(), "protover 2".to_string()];
     e.handshake();
-    let send = |e: &mut Engine, line: &str, sent: &mut Vec<String>| {
-        e.send(line);
-        sent.push(line.to_string());
-    };
     for cmd in ["new", "force", "level 0 0:05 0.1", "post"] {
-        send(&mut e, cmd, &mut sent);
+        e.send(cmd);
     }
-    send(&mut e, "ping 1", &mut sent);
-    e.expect_prefix("pong 1", 5 * SEC);
-    send(&mut e, "time 500", &mut sent);
-    send(&mut e, "otim 500", &mut sent);
-    send(&mut e, "usermove e2e4", &mut sent);
-    send(&mut e, "go", &mut sent);
+    e.sync(1);
+    e.send("time 500");
+    e.send("otim 500");
+    e.send("usermove e2e4");
+    e.send("go");
     let reply = e.expect_move(10 * SEC);
-    send(&mut e, "ping 2", &mut sent);
-    e.expect_prefix("pong 2", 5 * SEC);
-    send(&mut e, "usermove g1f3", &mut sent);
+    e.sync(2);
+    e.send("usermove g1f3");
     e.expect_move(10 * SEC);
-    send(&mut e, "force", &mut sent);
-    send(&mut e, "result 1/2-1/2 {test}", &mut sent);
-    send(&mut e, "ping 3", &mut sent);
-    e.expect_prefix("pong 3", 5 * SEC);
-    send(&mut e, "quit", &mut sent);
+    e.send("force");
+    e.send("result 1/2-1/2 {test}");
+    e.sync(3);
+    e.send("quit");
     assert!(e.wait_exit(5 * SEC));
+    let sent = e.sent.clone();
     let received = e.transcript.clone();
 
     let text = std::fs::read_to_string(&log).unwrap();
