@@ -207,6 +207,7 @@ fn analysis_posts_answers_stat_and_honours_exclude() {
     e.send("new");
     e.send("force");
     e.send("post");
+    let started = Instant::now();
     e.send("analyze");
     let first = e.expect_prefix("1 ", 5 * SEC);
     // `stat01: time nodes ply mvleft mvtot mvname`, twice, checked against the thinking
@@ -235,6 +236,12 @@ fn analysis_posts_answers_stat_and_honours_exclude() {
         assert!(
             nodes >= last.nodes && centis >= last.centis,
             "{stat} after {last:?}"
+        );
+        // Centiseconds of the search, which began after `analyze` was sent.
+        let wall = started.elapsed().as_millis() as u64 / 10;
+        assert!(
+            centis <= wall + 1,
+            "{stat}: {centis} cs, but only {wall} cs passed"
         );
         if let Some((c, n)) = previous {
             assert!(nodes > n && centis >= c, "{stat}: analysis did not go on");
