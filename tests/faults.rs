@@ -21,7 +21,7 @@ fn sigint_while_thinking_is_ignored_and_the_move_still_comes() {
         .status()
         .expect("run kill");
     assert!(status.success());
-    let mv = e.expect_move(5 * SEC);
+    let mv = e.expect_move(10 * SEC);
     assert!(Position::startpos().parse_move(&mv).is_ok());
     assert_eq!(e.sync(1), Vec::<String>::new());
 }

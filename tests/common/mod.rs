@@ -262,7 +262,8 @@ impl Engine {
     pub fn handshake(&mut self) -> Vec<String> {
         self.send("xboard");
         self.send("protover 2");
-        let (_, features) = self.wait_for("feature done=1", Duration::from_secs(5), |l| {
+        // XBoard's own wait for done=1 is 10 s.
+        let (_, features) = self.wait_for("feature done=1", Duration::from_secs(10), |l| {
             l == "feature done=1"
         });
         features
