@@ -295,11 +295,11 @@ fn hash_size_is_clamped_to_its_range() {
 #[test]
 fn cores_4096_does_not_start_threads() {
     let mut e = Engine::started();
-    let mut threads_while_analysing = |e: &mut Engine, cores: &str| -> Option<u64> {
+    let threads_while_analysing = |e: &mut Engine, cores: &str| -> Option<u64> {
         e.send(cores);
         e.send("post");
         e.send("analyze");
-        e.wait_for("thinking", 10 * SEC, |l| common::is_thinking(l));
+        e.wait_for("thinking", 10 * SEC, common::is_thinking);
         let n = common::proc_status(e.pid(), "Threads");
         e.send("exit");
         e.sync_auto();

@@ -230,9 +230,8 @@ proptest! {
                     }
                 }
                 Action::Undo => {
-                    if model.undo() {
-                        over = false;
-                    }
+                    let undone = model.undo();
+                    over &= !undone;
                 }
                 Action::Remove if model.moves().len() >= 2 => {
                     model.undo();

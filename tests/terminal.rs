@@ -82,7 +82,7 @@ fn perft_through_the_binary_matches_published_counts() {
     e.send("force");
     let mut checked = 0;
     for (fen, counts) in &cases {
-        let Some(&(depth, count)) = counts.iter().filter(|c| c.1 <= 200_000).last() else {
+        let Some(&(depth, count)) = counts.iter().rfind(|c| c.1 <= 200_000) else {
             continue;
         };
         e.send(&format!("setboard {fen}"));
