@@ -3,6 +3,8 @@
 //! (impossible castling rights, en-passant squares nobody can capture on, missing counters,
 //! Shredder-FEN letters) are cleaned up instead of refused.
 
+mod common;
+
 use kestrel::chess::{Color, FenError, Position, Square, STARTPOS_FEN};
 use std::collections::BTreeMap;
 
@@ -349,7 +351,14 @@ fn cases() -> Vec<Case> {
 #[test]
 fn malformed_fens_give_the_right_error_and_message() {
     let cases = cases();
-    assert!(cases.len() >= 35, "only {} cases", cases.len());
+    // Exactly the table: 49 different malformed FENs, every one checked below.
+    assert_eq!(cases.len(), 49);
+    let distinct: std::collections::BTreeSet<&str> = cases.iter().map(|c| c.fen.as_str()).collect();
+    assert_eq!(
+        distinct.len(),
+        cases.len(),
+        "a FEN appears twice in the table"
+    );
     let mut failures = Vec::new();
     for c in &cases {
         match Position::from_fen(&c.fen) {
@@ -374,6 +383,34 @@ fn malformed_fens_give_the_right_error_and_message() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The same table through the binary: `setboard` with each malformed FEN gets exactly one
+/// reply, `tellusererror Illegal position: ` and the message (a blank FEN is a missing
+/// argument), and the engine's position stays what it was.
+#[test]
+fn every_malformed_fen_is_refused_through_setboard() {
+    let mut e = common::Engine::started();
+    e.allow_errors(true);
+    e.send("new");
+    e.send("force");
+    for (i, c) in cases().iter().enumerate() {
+        e.send(&format!("setboard {}", c.fen));
+        let replies = e.sync(i as u32);
+        assert_eq!(replies.len(), 1, "'{}': {replies:?}", c.fen);
+        let reply = &replies[0];
+        if c.fen.trim().is_empty() {
+            assert_eq!(reply, "Error (missing FEN)", "'{}'", c.fen);
+        } else {
+            assert!(
+                reply.starts_with("tellusererror Illegal position: ") && reply.contains(c.message),
+                "'{}': {reply}, expected '{}'",
+                c.fen,
+                c.message
+            );
+        }
+    }
+    assert_eq!(e.fen(), STARTPOS_FEN);
 }
 
 #[test]

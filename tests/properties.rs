@@ -1,6 +1,8 @@
 //! Property tests: the parsers never panic on any input, and random command sequences fed
-//! to the protocol driver never panic, never produce an illegal move, and leave exactly
-//! the position that replaying the accepted moves gives.
+//! to the protocol driver never panic, move exactly when the engine is on move (after `go`,
+//! `playother` and a reply, a user move, `undo`, `setboard`...) and never otherwise, never
+//! produce an illegal move, and leave exactly the position that replaying the accepted
+//! moves gives.
 
 use crossbeam_channel::unbounded;
 use kestrel::chess::{Position, STARTPOS_FEN};
@@ -116,8 +118,29 @@ fn action() -> impl Strategy<Value = Action> {
     ]
 }
 
+/// What the driver's state should be, kept by the test from the commands it sends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    White,
+    Black,
+}
+
+fn side_to_move(game: &Game) -> Side {
+    match game.position().side_to_move() {
+        kestrel::chess::Color::White => Side::White,
+        kestrel::chess::Color::Black => Side::Black,
+    }
+}
+
+fn other(side: Side) -> Side {
+    match side {
+        Side::White => Side::Black,
+        Side::Black => Side::White,
+    }
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
     #[test]
     fn driver_survives_random_sessions_and_keeps_the_game(
@@ -151,6 +174,12 @@ proptest! {
         exchange(&["xboard".into(), "protover 2".into(), "st 0.05".into(), "sd 3".into()]);
 
         let mut model = Game::default();
+        // The side the engine plays (None: force mode), analysis mode, and whether the driver
+        // has seen the game end (it claims the result and stops thinking until the position
+        // changes): the xboard rules the driver follows, kept here independently.
+        let mut engine: Option<Side> = Some(Side::Black);
+        let mut analyzing = false;
+        let mut over = false;
         for a in &actions {
             let pos = *model.position();
             let legal = pos.legal_moves();
@@ -187,33 +216,80 @@ proptest! {
             let out = exchange(&lines);
             let refused = out.iter().any(|l| l.starts_with("Illegal move") || l.starts_with("Error") || l.starts_with("tellusererror"));
             // The model follows what the driver accepted.
+            let ended = |g: &Game| g.outcome().is_some();
             match a {
                 Action::LegalMove(..) | Action::RandomMove(_) => {
                     if let Some(m) = user_move {
                         prop_assert!(!out.iter().any(|l| l.starts_with("Illegal move")), "legal move refused: {:?}", out);
                         model.play(m);
+                        if engine.is_some() && !analyzing && ended(&model) {
+                            over = true;
+                        }
                     } else {
                         prop_assert!(out.iter().any(|l| l.starts_with("Illegal move") || l.starts_with("Error")), "illegal move accepted: {:?} {:?}", a, out);
                     }
                 }
-                Action::Undo => { model.undo(); }
+                Action::Undo => {
+                    let undone = model.undo();
+                    over &= !undone;
+                }
                 Action::Remove if model.moves().len() >= 2 => {
                     model.undo();
                     model.undo();
+                    over = false;
                 }
-                Action::New => model = Game::default(),
-                Action::SetBoard(i) => model = Game::new(Position::from_fen(FENS[*i]).unwrap()),
+                Action::New => {
+                    model = Game::default();
+                    engine = if analyzing { None } else { Some(Side::Black) };
+                    over = false;
+                }
+                Action::Force => engine = None,
+                Action::Go => {
+                    engine = Some(side_to_move(&model));
+                    over |= ended(&model);
+                }
+                Action::PlayOther => engine = Some(other(side_to_move(&model))),
+                Action::SetBoard(i) => {
+                    model = Game::new(Position::from_fen(FENS[*i]).unwrap());
+                    over = false;
+                }
                 Action::BadSetBoard(s) if !refused => {
                     model = Game::new(Position::from_fen(s).unwrap());
+                    over = false;
                 }
+                Action::Analyze => {
+                    analyzing = true;
+                    engine = None;
+                }
+                Action::Exit => analyzing = false,
                 _ => {}
             }
+            // The engine must move now if it plays the side to move, is not analysing and
+            // the game is not over (a mated or stalemated side has no move: the driver claims
+            // the result instead). The ping after the commands waits behind that move, so it
+            // is in `out`; and after it the opponent is on move, so there is no second one.
+            let mut expected_moves = 0;
+            if engine == Some(side_to_move(&model)) && !analyzing && !over {
+                if model.position().legal_moves().is_empty() {
+                    over = true;
+                } else {
+                    expected_moves = 1;
+                }
+            }
+            let played: Vec<&str> = out.iter().filter_map(|l| l.strip_prefix("move ")).collect();
+            prop_assert_eq!(
+                played.len(),
+                expected_moves,
+                "after {:?} (engine {:?}, analysing {}, over {}) in {}: {:?}",
+                a, engine, analyzing, over, model.position().to_fen(), out
+            );
             // Every move the engine played is legal where it played it.
-            for l in &out {
-                if let Some(text) = l.strip_prefix("move ") {
-                    let m = model.position().parse_move(text);
-                    prop_assert!(m.is_ok(), "engine played illegal {} in {}", text, model.position().to_fen());
-                    model.play(m.unwrap());
+            for text in played {
+                let m = model.position().parse_move(text);
+                prop_assert!(m.is_ok(), "engine played illegal {} in {}", text, model.position().to_fen());
+                model.play(m.unwrap());
+                if ended(&model) {
+                    over = true;
                 }
             }
         }

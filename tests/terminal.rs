@@ -13,6 +13,90 @@ fn kestrel() -> Command {
     Command::new(env!("CARGO_BIN_EXE_kestrel"))
 }
 
+/// The positions and counts of tests/data/perft.epd: `FEN ;D1 n ;D2 n ...` (published),
+/// as (FEN, [(depth, count)]).
+fn published_perft() -> Vec<(String, Vec<(u32, u64)>)> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/perft.epd");
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let mut parts = l.split(';');
+            let fen = parts.next().unwrap().trim().to_string();
+            let counts = parts
+                .map(|p| {
+                    let mut f = p.split_whitespace();
+                    let depth = f.next().unwrap().trim_start_matches('D').parse().unwrap();
+                    (depth, f.next().unwrap().parse().unwrap())
+                })
+                .collect();
+            (fen, counts)
+        })
+        .collect()
+}
+
+/// The published count at `depth`.
+fn at(counts: &[(u32, u64)], depth: u32) -> u64 {
+    counts
+        .iter()
+        .find(|c| c.0 == depth)
+        .expect("published depth")
+        .1
+}
+
+/// `kestrel perft` on the command line and `perft` in a session give the published counts
+/// for every position of the suite, as deep as 200,000 nodes.
+#[test]
+fn perft_through_the_binary_matches_published_counts() {
+    let cases = published_perft();
+    assert!(cases.len() > 100);
+    // The command line: the start position by default, and `--fen` with `--divide`.
+    let out = kestrel().args(["perft", "4"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines()
+            .any(|l| l == format!("nodes {}", at(&cases[0].1, 4))),
+        "{text}"
+    );
+    let (fen, counts) = &cases[1];
+    let out = kestrel()
+        .args(["perft", "2", "--divide", "--fen", fen])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines()
+            .any(|l| l == format!("nodes {}", at(counts, 2))),
+        "{text}"
+    );
+    let per_move: Vec<u64> = text
+        .lines()
+        .filter_map(|l| l.split_once(": ")?.1.parse().ok())
+        .collect();
+    assert_eq!(per_move.len() as u64, at(counts, 1), "{text}");
+    assert_eq!(per_move.iter().sum::<u64>(), at(counts, 2));
+
+    // A session: every position, at the deepest depth of at most 200,000 nodes.
+    let mut e = Engine::start();
+    e.send("force");
+    let mut checked = 0;
+    for (fen, counts) in &cases {
+        let Some(&(depth, count)) = counts.iter().rfind(|c| c.1 <= 200_000) else {
+            continue;
+        };
+        e.send(&format!("setboard {fen}"));
+        e.send(&format!("perft {depth}"));
+        let (line, before) = e.wait_for("perft", 20 * SEC, |l| l.starts_with("perft "));
+        assert!(before.is_empty(), "{before:?}");
+        let want = format!("perft {depth}: {count} nodes");
+        assert!(line.starts_with(&want), "{fen}: {line}, published {want}");
+        checked += 1;
+    }
+    // All but the one line with only a deep count.
+    assert!(checked + 1 >= cases.len(), "{checked} of {}", cases.len());
+}
+
 #[test]
 fn terminal_session_answers_readably() {
     let mut e = Engine::start();
@@ -41,15 +125,19 @@ fn terminal_session_answers_readably() {
     assert_eq!(first, "30 legal moves:");
     let (_, _) = e.wait_for("move list", 5 * SEC, |l| l.contains("h4 (h2h4)"));
 
-    // SAN from a person: capture, castling preparation, promotion shapes.
-    e.send("d4");
-    e.send("exd4");
-    e.expect_prefix("Illegal move", 5 * SEC);
-    e.send("e6");
-    e.send("fen");
+    // SAN from a person: a capture, castling, a promotion with check, an underpromotion,
+    // and shapes that are refused. Expected FENs written out by hand.
+    for m in ["d4", "e6", "Bd3", "d5", "exd5", "exd5", "Nf3", "Be7", "O-O"] {
+        e.send(m);
+    }
+    // No black piece can take on e5, and Black's queenside is not clear to castle.
+    for refused in ["Nxe5", "O-O-O"] {
+        e.send(refused);
+        e.expect_prefix("Illegal move", 5 * SEC);
+    }
     assert_eq!(
-        e.next_line(5 * SEC).unwrap(),
-        "rnbqkb1r/pppp1ppp/4pn2/8/3PP3/8/PPP2PPP/RNBQKBNR w KQkq - 0 3"
+        e.fen(),
+        "rnbqk2r/ppp1bppp/5n2/3p4/3P4/3B1N2/PPP2PPP/RNBQ1RK1 b kq - 3 6"
     );
 
     e.send("eval");
@@ -57,23 +145,36 @@ fn terminal_session_answers_readably() {
     assert!(eval.iter().any(|l| l.starts_with("material")));
     assert!(eval.iter().any(|l| l.starts_with("total")));
 
-    e.send("perft 3");
-    let perft = e.expect_prefix("perft 3:", 10 * SEC);
-    // 3 plies from the position after 1. e4 Nf6 2. d4 e6 (White to move).
-    let mut pos = kestrel::chess::Position::startpos();
-    for m in ["e2e4", "g8f6", "d2d4", "e7e6"] {
-        pos = pos.after(pos.parse_move(m).unwrap());
-    }
-    let expected = kestrel::chess::perft::perft(&pos, 3);
-    assert!(
-        perft.starts_with(&format!("perft 3: {expected} nodes")),
-        "{perft}"
-    );
+    e.send("setboard 4k3/1P6/8/8/8/8/6p1/4K3 w - - 0 1");
+    e.send("b8=Q+");
+    // In check from the new queen: promoting is not an answer.
+    e.send("g1=N");
+    e.expect_prefix("Illegal move", 5 * SEC);
+    e.send("Ke7");
+    e.send("Kd2");
+    e.send("g1=N");
+    assert_eq!(e.fen(), "1Q6/4k3/8/8/8/8/3K4/6n1 w - - 0 3");
 
-    e.send("divide 1");
-    let (total, lines) = e.wait_for("divide total", 5 * SEC, |l| l.starts_with("total "));
-    assert_eq!(total, format!("total {}", pos.legal_moves().len()));
-    assert_eq!(lines.len(), pos.legal_moves().len());
+    // perft and divide against the published counts (tests/data/perft.epd).
+    let (fen, counts) = &published_perft()[1];
+    e.send(&format!("setboard {fen}"));
+    e.send("perft 3");
+    let perft = e.expect_prefix("perft 3:", 20 * SEC);
+    assert!(
+        perft.starts_with(&format!("perft 3: {} nodes", at(counts, 3))),
+        "{perft}, published {}",
+        at(counts, 3)
+    );
+    e.send("divide 2");
+    let (total, lines) = e.wait_for("divide total", 10 * SEC, |l| l.starts_with("total "));
+    assert_eq!(total, format!("total {}", at(counts, 2)));
+    // One line per root move (the depth 1 count), adding up to the total.
+    assert_eq!(lines.len() as u64, at(counts, 1), "{lines:?}");
+    let sum: u64 = lines
+        .iter()
+        .map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(sum, at(counts, 2));
 
     e.send("frobnicate now");
     assert_eq!(
@@ -193,32 +294,25 @@ fn transcript_of_a_cutechess_style_game_is_complete() {
     let log = dir.join("session.log");
     let _ = std::fs::remove_file(&log);
     let mut e = Engine::start_with_args(&["--log", log.to_str().unwrap()]);
-    let mut sent = vec!["xboard".to_string(), "protover 2".to_string()];
     e.handshake();
-    let send = |e: &mut Engine, line: &str, sent: &mut Vec<String>| {
-        e.send(line);
-        sent.push(line.to_string());
-    };
     for cmd in ["new", "force", "level 0 0:05 0.1", "post"] {
-        send(&mut e, cmd, &mut sent);
+        e.send(cmd);
     }
-    send(&mut e, "ping 1", &mut sent);
-    e.expect_prefix("pong 1", 5 * SEC);
-    send(&mut e, "time 500", &mut sent);
-    send(&mut e, "otim 500", &mut sent);
-    send(&mut e, "usermove e2e4", &mut sent);
-    send(&mut e, "go", &mut sent);
+    e.sync(1);
+    e.send("time 500");
+    e.send("otim 500");
+    e.send("usermove e2e4");
+    e.send("go");
     let reply = e.expect_move(10 * SEC);
-    send(&mut e, "ping 2", &mut sent);
-    e.expect_prefix("pong 2", 5 * SEC);
-    send(&mut e, "usermove g1f3", &mut sent);
+    e.sync(2);
+    e.send("usermove g1f3");
     e.expect_move(10 * SEC);
-    send(&mut e, "force", &mut sent);
-    send(&mut e, "result 1/2-1/2 {test}", &mut sent);
-    send(&mut e, "ping 3", &mut sent);
-    e.expect_prefix("pong 3", 5 * SEC);
-    send(&mut e, "quit", &mut sent);
+    e.send("force");
+    e.send("result 1/2-1/2 {test}");
+    e.sync(3);
+    e.send("quit");
     assert!(e.wait_exit(5 * SEC));
+    let sent = e.sent.clone();
     let received = e.transcript.clone();
 
     let text = std::fs::read_to_string(&log).unwrap();
@@ -266,7 +360,7 @@ fn epd_command_line_shows_progress_results_and_total() {
         total.starts_with("solved ") && total.contains("/24"),
         "{total}"
     );
-    // The same count in a session with `test`.
+    // The total agrees with the per-position lines.
     let solved = results.iter().filter(|l| l.contains(" solved")).count();
     assert!(total.starts_with(&format!("solved {solved}/24")), "{total}");
     let out = kestrel()

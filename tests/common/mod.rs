@@ -1,5 +1,12 @@
 //! A test harness that starts the real `kestrel` binary and holds a session on its stdin
 //! and stdout, as a GUI would.
+//!
+//! The helpers that skip lines they are not waiting for (`wait_for`, `expect_prefix`,
+//! `expect_move`, `sync`) fail on an `Error`, `Illegal move` or `tellusererror` line they
+//! skip, unless the test opted in with `allow_errors(true)`: a reply nobody asked for must not
+//! go unseen. `expect_move` also pings after the move and fails on anything but thinking
+//! output between the move and the pong (a result claim, an error, a second move);
+//! `expect_move_and_after` hands those lines to the test instead.
 
 #![allow(dead_code)]
 
@@ -14,6 +21,73 @@ pub struct Engine {
     lines: Receiver<String>,
     /// Every line received so far, for failure messages and later checks.
     pub transcript: Vec<String>,
+    /// Every line sent so far (the harness's own pings included).
+    pub sent: Vec<String>,
+    /// Skipped error replies are allowed (the test reads them itself).
+    errors_allowed: bool,
+    /// The last `ping` number the helpers used for their own syncs.
+    auto_ping: u32,
+}
+
+/// An error reply from the engine: refused command, refused move or refused position.
+pub fn is_error(line: &str) -> bool {
+    line.starts_with("Error")
+        || line.starts_with("Illegal move")
+        || line.starts_with("tellusererror")
+}
+
+/// One line of thinking output: `ply score time nodes [seldepth nps tbhits]<TAB>pv`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Thinking {
+    pub depth: u32,
+    pub score: i32,
+    /// Centiseconds since the search started.
+    pub centis: u64,
+    pub nodes: u64,
+    pub pv: Vec<String>,
+}
+
+/// Parses a thinking line; `None` for anything else (result lines like `1-0 {...}` included).
+pub fn thinking(line: &str) -> Option<Thinking> {
+    let (head, pv) = match line.split_once('\t') {
+        Some((h, pv)) => (h, pv),
+        None => (line, ""),
+    };
+    let f: Vec<&str> = head.split_whitespace().collect();
+    if f.len() < 4 {
+        return None;
+    }
+    Some(Thinking {
+        depth: f[0].parse().ok()?,
+        score: f[1].parse().ok()?,
+        centis: f[2].parse().ok()?,
+        nodes: f[3].parse().ok()?,
+        pv: pv.split_whitespace().map(str::to_string).collect(),
+    })
+}
+
+pub fn is_thinking(line: &str) -> bool {
+    thinking(line).is_some()
+}
+
+/// CPU time (user + system) the process has used so far, from `/proc/PID/stat` (Linux).
+pub fn cpu_time(pid: u32) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name (which is in parentheses): utime is 14th, stime 15th.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = fields[11].parse::<u64>().ok()? + fields[12].parse::<u64>().ok()?;
+    // In clock ticks of USER_HZ, which the kernel ABI fixes at 100 per second.
+    Some(Duration::from_millis(ticks * 10))
+}
+
+/// A numeric field of `/proc/PID/status` (`VmSize` in kB, `Threads`, ...), Linux only.
+pub fn proc_status(pid: u32, field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status
+        .lines()
+        .find(|l| l.split(':').next() == Some(field))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 impl Engine {
@@ -52,13 +126,28 @@ impl Engine {
             stdin,
             lines: rx,
             transcript: Vec::new(),
+            sent: Vec::new(),
+            errors_allowed: false,
+            auto_ping: 1_000_000,
         }
+    }
+
+    /// With `true`, the skipping helpers pass error replies by (for tests that provoke and
+    /// check them); with `false` (the default) such a line fails the test.
+    pub fn allow_errors(&mut self, allowed: bool) {
+        self.errors_allowed = allowed;
+    }
+
+    fn last_lines(&self) -> String {
+        let n = self.transcript.len().saturating_sub(15);
+        self.transcript[n..].join("\n")
     }
 
     pub fn send(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().expect("stdin open");
         writeln!(stdin, "{line}").expect("write to engine");
         stdin.flush().unwrap();
+        self.sent.extend(line.split('\n').map(str::to_string));
     }
 
     pub fn send_bytes(&mut self, bytes: &[u8]) {
@@ -95,17 +184,14 @@ impl Engine {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.next_line(left) {
                 Some(line) if pred(&line) => return (line, before),
+                Some(line) if is_error(&line) && !self.errors_allowed => panic!(
+                    "unexpected error reply while waiting for {what}: {line}\nlast lines:\n{}",
+                    self.last_lines()
+                ),
                 Some(line) => before.push(line),
                 None => panic!(
                     "timed out after {timeout:?} waiting for {what}; last lines:\n{}",
-                    self.transcript
-                        .iter()
-                        .rev()
-                        .take(15)
-                        .rev()
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .join("\n")
+                    self.last_lines()
                 ),
             }
         }
@@ -124,10 +210,46 @@ impl Engine {
             .1
     }
 
-    /// Waits for `move X` and returns X.
+    /// Syncs with a `ping` number of the harness's own.
+    pub fn sync_auto(&mut self) -> Vec<String> {
+        self.auto_ping += 1;
+        self.sync(self.auto_ping)
+    }
+
+    /// Waits for `move X` and returns X; fails if anything but thinking output comes after
+    /// the move (up to the pong of a ping sent after it).
     pub fn expect_move(&mut self, timeout: Duration) -> String {
+        let (mv, after) = self.expect_move_and_after(timeout);
+        assert!(
+            after.is_empty(),
+            "unexpected lines after move {mv}: {after:?}\nlast lines:\n{}",
+            self.last_lines()
+        );
+        mv
+    }
+
+    /// Waits for `move X`, then pings; returns X and the lines between the move and the
+    /// pong other than thinking output (a result claim, a second move, errors if allowed).
+    pub fn expect_move_and_after(&mut self, timeout: Duration) -> (String, Vec<String>) {
         let line = self.expect_prefix("move ", timeout);
-        line["move ".len()..].trim().to_string()
+        let mv = line["move ".len()..].trim().to_string();
+        let after = self
+            .sync_auto()
+            .into_iter()
+            .filter(|l| !is_thinking(l))
+            .collect();
+        (mv, after)
+    }
+
+    /// Sends `fen` and returns the FEN the engine prints (thinking lines are skipped).
+    pub fn fen(&mut self) -> String {
+        self.send("fen");
+        self.wait_for("FEN", Duration::from_secs(5), |l| {
+            l.split_whitespace()
+                .next()
+                .is_some_and(|f| f.matches('/').count() == 7)
+        })
+        .0
     }
 
     /// Nothing arrives for `quiet` (used to show no chatter and no unexpected move).
@@ -140,7 +262,8 @@ impl Engine {
     pub fn handshake(&mut self) -> Vec<String> {
         self.send("xboard");
         self.send("protover 2");
-        let (_, features) = self.wait_for("feature done=1", Duration::from_secs(5), |l| {
+        // XBoard's own wait for done=1 is 10 s.
+        let (_, features) = self.wait_for("feature done=1", Duration::from_secs(10), |l| {
             l == "feature done=1"
         });
         features

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """An independent xboard client (python-chess) against Kestrel.
 
-Plays complete games (standard and Chess960, fixed time and with clocks), runs analyses,
-and fails on any illegal move, protocol error, or warning python-chess logs about the
-engine's output.  Usage: xboard_client.py PATH_TO_KESTREL
+Plays complete games (standard and Chess960, fixed time and with clocks that run down),
+runs analyses, and fails on any illegal move, protocol error, loss on time, result claim
+that is not what the board says, or warning python-chess logs about the engine's output.
+Usage: xboard_client.py PATH_TO_KESTREL
 """
 
 import logging
 import sys
+import time
 
 import chess
 import chess.engine
@@ -39,26 +41,91 @@ class FailOnWarnings(logging.Handler):
             self.records.append(text)
 
 
-def play_game(white, black, board, limit, max_plies=100):
-    engines = [white, black]
+class EngineOutput(logging.Handler):
+    """Every line each engine writes, from python-chess's debug log, per engine."""
+
+    def __init__(self):
+        super().__init__(level=logging.DEBUG)
+        self.lines = {}
+
+    def emit(self, record):
+        text = record.getMessage()
+        if ": >> " in text:
+            who, line = text.split(": >> ", 1)
+            self.lines.setdefault(who, []).append(line)
+
+    def take(self, engine):
+        """The lines `engine` wrote since the last call."""
+        return self.lines.pop(str(engine.protocol), [])
+
+
+RESULTS = ("1-0", "0-1", "1/2-1/2")
+
+
+def expected_claim(board):
+    """The result the engine that just moved must claim, or None: the rules' own endings
+    (mate, stalemate, dead material, fivefold, 75 moves), a threefold repetition or 50 moves
+    that have happened.  A repetition that only the next move could make is nobody's claim."""
+    outcome = board.outcome(claim_draw=False)
+    if outcome is not None:
+        return outcome.result()
+    if board.is_repetition(3) or board.halfmove_clock >= 100:
+        return "1/2-1/2"
+    return None
+
+
+def play_game(white, black, board, output, move_time=None, clock=None, max_plies=100):
+    """Plays until the board says the game is over (claims included) or `max_plies`.
+    With `clock` = (base, increment) in seconds, each side's clock runs down by the time
+    its move took as seen from here (python-chess's own overhead included, as a GUI sees
+    it) plus the increment, and a move that takes longer than the clock is a loss."""
+    engines = {chess.WHITE: white, chess.BLACK: black}
+    clocks = None
+    if clock is not None:
+        clocks = {chess.WHITE: clock[0], chess.BLACK: clock[0]}
+    game = object()
     plies = 0
+    for e in engines.values():
+        output.take(e)
     while not board.is_game_over(claim_draw=True) and plies < max_plies:
-        engine = engines[0] if board.turn == chess.WHITE else engines[1]
-        result = engine.play(board, limit)
-        if result.move is None:
-            raise AssertionError("engine returned no move in %s" % board.fen())
+        side = board.turn
+        engine = engines[side]
+        if clocks is None:
+            limit = chess.engine.Limit(time=move_time)
+        else:
+            limit = chess.engine.Limit(
+                white_clock=clocks[chess.WHITE], black_clock=clocks[chess.BLACK],
+                white_inc=clock[1], black_inc=clock[1])
+        start = time.monotonic()
+        result = engine.play(board, limit, game=game)
+        used = time.monotonic() - start
+        if clocks is not None:
+            if used >= clocks[side]:
+                raise AssertionError("lost on time: %.3f s used with %.3f s left in %s"
+                                     % (used, clocks[side], board.fen()))
+            clocks[side] += clock[1] - used
+        if result.move is None or result.resigned:
+            raise AssertionError("no move (resigned: %s) in %s" % (result.resigned, board.fen()))
         if result.move not in board.legal_moves:
             raise AssertionError("illegal move %s in %s" % (result.move, board.fen()))
         board.push(result.move)
         plies += 1
-    return plies
+        words = [line.split() for line in output.take(engine)]
+        claims = [w[0] for w in words if w and w[0] in RESULTS]
+        want = expected_claim(board)
+        if claims != ([want] if want else []):
+            raise AssertionError("claims %s after %s, the board says %s (%s)"
+                                 % (claims, result.move, want, board.fen()))
+    return plies, clocks
 
 
 def main():
     path = sys.argv[1]
     handler = FailOnWarnings()
+    output = EngineOutput()
     logging.getLogger("chess.engine").addHandler(handler)
-    logging.getLogger("chess.engine").setLevel(logging.WARNING)
+    logging.getLogger("chess.engine").addHandler(output)
+    logging.getLogger("chess.engine").setLevel(logging.DEBUG)
 
     a = chess.engine.SimpleEngine.popen_xboard(path)
     b = chess.engine.SimpleEngine.popen_xboard(path)
@@ -67,20 +134,29 @@ def main():
     try:
         for fen in OPENINGS:
             board = chess.Board(fen)
-            plies = play_game(a, b, board, chess.engine.Limit(time=0.05))
+            plies, _ = play_game(a, b, board, output, move_time=0.05)
             games += 1
             print("game %d: %d plies, %s" % (games, plies, board.result(claim_draw=True)))
-        # With clocks and increments, as a match would.
+        # With clocks and increments that run down, as a match would: 5 s + 0.05 s.
         board = chess.Board()
-        clock = chess.engine.Limit(white_clock=5, black_clock=5, white_inc=0.05, black_inc=0.05)
-        plies = play_game(b, a, board, clock, max_plies=60)
+        plies, clocks = play_game(b, a, board, output, clock=(5.0, 0.05), max_plies=60)
         games += 1
-        print("game %d (clock): %d plies" % (games, plies))
+        print("game %d (clock): %d plies, %s, clocks left %.2f / %.2f s"
+              % (games, plies, board.result(claim_draw=True), clocks[chess.WHITE], clocks[chess.BLACK]))
+        # The clocks did run down: 30 moves a side at 0.05 s increment cannot all be free.
+        assert plies < 20 or min(clocks.values()) < 5.0, clocks
+        # Queen against king: a game the board ends (mate, or a draw if it goes wrong), so
+        # the claim after the last move is checked too.
+        board = chess.Board("7k/8/8/8/8/8/8/K5Q1 w - - 0 1")
+        plies, _ = play_game(a, b, board, output, move_time=0.05, max_plies=120)
+        games += 1
+        print("game %d (KQK): %d plies, %s" % (games, plies, board.result(claim_draw=True)))
+        assert board.is_game_over(claim_draw=True), board.fen()
         # Chess960.
         board = chess.Board(CHESS960, chess960=True)
-        plies = play_game(a, b, board, chess.engine.Limit(time=0.05), max_plies=80)
+        plies, _ = play_game(a, b, board, output, move_time=0.05, max_plies=80)
         games += 1
-        print("game %d (960): %d plies" % (games, plies))
+        print("game %d (960): %d plies, %s" % (games, plies, board.result(claim_draw=True)))
 
         # Analyses: depth-limited and streamed, with legal PVs and scores.
         for fen in OPENINGS + ["6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1"]:
@@ -97,9 +173,11 @@ def main():
         info = a.analyse(board, chess.engine.Limit(depth=4))
         assert info["score"].relative.mate() == 1, info
         assert info["pv"][0] == chess.Move.from_uci("d1d8"), info
-        with a.analysis(chess.Board(), chess.engine.Limit(time=0.5)) as analysis:
+        # Streamed analysis: depth after depth, to the limit (a depth limit rather than a
+        # time one, so that a busy machine cannot make it fail).
+        with a.analysis(chess.Board(), chess.engine.Limit(depth=5)) as analysis:
             depths = [i.get("depth") for i in analysis if "depth" in i]
-        assert depths and max(depths) >= 4, depths
+        assert depths == sorted(depths) and set(range(1, 6)) <= set(depths), depths
     finally:
         a.quit()
         b.quit()
