@@ -1,5 +1,5 @@
 //! Commands the README lists that no other test sends, each with its effect checked through
-//! the binary: `white`, `black`, `rejected`, `ics`, `egtpath`, `playother`.
+//! the binary: `white`, `black`, `rejected`, `ics`, `egtpath`, `playother`, `setscore`.
 
 mod common;
 
@@ -129,4 +129,88 @@ fn playother_plays_the_side_not_on_move_and_ponders() {
     e.send("usermove c7c5");
     let mv = e.expect_move(10 * SEC);
     after(STARTPOS_FEN, &["e2e4", "c7c5", &mv]);
+}
+
+/// Plays `fen` with `sd 4` after the `setup` commands; returns the move and the thinking
+/// lines before it.
+fn search_with(setup: &[&str], fen: &str) -> (String, Vec<String>) {
+    let mut e = Engine::started();
+    e.send("new");
+    e.send("force");
+    e.send("post");
+    e.send("sd 4");
+    e.send(&format!("setboard {fen}"));
+    for cmd in setup {
+        e.send(cmd);
+    }
+    assert_eq!(e.next_line(Duration::from_millis(200)), None, "{setup:?}");
+    e.send("go");
+    let (line, before) = e.wait_for("the move", 20 * SEC, |l| l.starts_with("move "));
+    (line["move ".len()..].to_string(), before)
+}
+
+/// The first PV move of the thinking line at `depth`.
+fn pv_move_at(lines: &[String], depth: u32) -> Option<String> {
+    lines
+        .iter()
+        .filter(|l| l.split_whitespace().next() == Some(&depth.to_string()))
+        .filter_map(|l| l.split_once('\t'))
+        .map(|(_, pv)| pv.split_whitespace().next().unwrap_or("").to_string())
+        .next_back()
+}
+
+#[test]
+fn setscore_makes_the_search_believe_the_given_score() {
+    // White mates in two only by 1. Kd6 (a quiet move, not the best move of a shallow search:
+    // checked below). The position after Kd6 has Black to move.
+    let fen = "4k3/8/8/4K3/8/8/8/5R2 w - - 0 1";
+    let key = "e5d6";
+
+    let (mv, lines) = search_with(&[], fen);
+    assert_eq!(mv, key, "{lines:?}");
+    assert!(
+        lines.last().unwrap().starts_with("4 100002 "),
+        "mate in 2 expected: {lines:?}"
+    );
+    // The test needs Kd6 not to be the first move searched at depth 2, where a null-window
+    // search is what sees the stored score.
+    assert_ne!(
+        pv_move_at(&lines, 1).as_deref(),
+        Some(key),
+        "precondition: {lines:?}"
+    );
+
+    // The GUI says the position after Kd6 is 30 pawns in favour of the side to move there
+    // (Black), to any depth up to 20: the engine must not go there any more.
+    let setup = [
+        &format!("usermove {key}") as &str,
+        "setscore 3000 20",
+        "undo",
+    ];
+    let (mv, lines) = search_with(&setup, fen);
+    assert_ne!(mv, key, "{lines:?}");
+    after(fen, &[&mv]);
+
+    // The score counts from the side to move: -3000 there means Black is lost, which does
+    // not keep White from Kd6.
+    let setup = [
+        &format!("usermove {key}") as &str,
+        "setscore -3000 20",
+        "undo",
+    ];
+    let (mv, lines) = search_with(&setup, fen);
+    assert_eq!(mv, key, "{lines:?}");
+
+    // `new` forgets it: the same search finds Kd6 again.
+    let setup = [
+        &format!("usermove {key}") as &str,
+        "setscore 3000 20",
+        "new",
+        "force",
+        "post",
+        "sd 4",
+        &format!("setboard {fen}"),
+    ];
+    let (mv, lines) = search_with(&setup, fen);
+    assert_eq!(mv, key, "{lines:?}");
 }
