@@ -278,13 +278,8 @@ impl Driver {
             Command::Exclude(what) => s.exclude(&what, true),
             Command::Include(what) => s.exclude(&what, false),
             Command::SetScore { score, depth } => {
-                // Given from White's side; the table holds the side to move's view.
+                // The protocol gives it in favour of the side to move, as the table holds it.
                 let pos = *s.game.position();
-                let score = if pos.side_to_move() == Color::White {
-                    score
-                } else {
-                    -score
-                };
                 self.searcher.set_score(&pos, score, depth);
             }
             Command::Perft(depth) => {

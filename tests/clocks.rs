@@ -1,0 +1,271 @@
+//! Time controls in real sessions with the binary: `level 40 ...` across the control (from
+//! the start and after `setboard`), `nps` making the clock count nodes, and a low clock run
+//! down move by move without a forfeit.
+//!
+//! Bounds are one-sided where load could only make the engine look slower, and generous
+//! where the failure they catch is seconds away from the correct behaviour.
+
+mod common;
+
+use common::Engine;
+use kestrel::chess::{Move, Position};
+use kestrel::game::Game;
+use std::time::{Duration, Instant};
+
+const SEC: Duration = Duration::from_secs(1);
+
+/// A small deterministic random number generator (xorshift).
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+}
+
+/// A random calm move: no capture, no check, no king move, nothing left standing where the
+/// opponent attacks it, no game end and no repeated position; so that a long game can be
+/// fed to the engine and still leave it a normal position to think about. Falls back to any
+/// legal move that does not end the game when nothing calm is left.
+fn quiet_move(game: &Game, rng: &mut Rng) -> Move {
+    let pos = game.position();
+    let us = pos.side_to_move();
+    let playable = |m: Move| {
+        let mut next = game.clone();
+        next.play(m);
+        next.outcome().is_none() && next.repetitions() == 1
+    };
+    let calm = |m: Move| {
+        let after = pos.after(m);
+        pos.role_on(m.to()).is_none()
+            && !m.is_en_passant()
+            && !m.is_castle()
+            && m.from() != pos.king(us)
+            && !after.in_check()
+            && !after.is_attacked(m.to(), !us, after.occupied())
+            && after.legal_moves().len() > 1
+    };
+    let moves: Vec<Move> = pos.legal_moves().iter().copied().collect();
+    let calm_moves: Vec<Move> = moves
+        .iter()
+        .copied()
+        .filter(|&m| calm(m) && playable(m))
+        .collect();
+    let candidates = if calm_moves.is_empty() {
+        moves.iter().copied().filter(|&m| playable(m)).collect()
+    } else {
+        calm_moves
+    };
+    assert!(!candidates.is_empty(), "no move left at {}", pos.to_fen());
+    candidates[rng.below(candidates.len())]
+}
+
+/// Feeds `plies` quiet random moves in force mode; returns the game.
+fn feed_quiet_game(e: &mut Engine, start: &str, plies: usize, seed: u64) -> Game {
+    let mut game = Game::new(Position::from_fen(start).unwrap());
+    let mut rng = Rng(seed);
+    for _ in 0..plies {
+        let m = quiet_move(&game, &mut rng);
+        e.send(&format!("usermove {}", game.position().coordinate(m)));
+        game.play(m);
+    }
+    game
+}
+
+/// Sends the clocks, then `go` or the opponent's move; returns the engine's move, played
+/// into `game`, and the wall time from the last line sent to the move.
+fn timed_move(
+    e: &mut Engine,
+    game: &mut Game,
+    time_cs: u64,
+    theirs: Option<Move>,
+) -> (Move, Duration) {
+    e.send(&format!("time {time_cs}"));
+    e.send(&format!("otim {time_cs}"));
+    let start = Instant::now();
+    match theirs {
+        Some(m) => {
+            e.send(&format!("usermove {}", game.position().coordinate(m)));
+            game.play(m);
+        }
+        None => e.send("go"),
+    }
+    let text = e.expect_move(30 * SEC);
+    let used = start.elapsed();
+    let mv = game
+        .position()
+        .parse_move(&text)
+        .unwrap_or_else(|err| panic!("illegal {text} in {}: {err}", game.position().to_fen()));
+    game.play(mv);
+    (mv, used)
+}
+
+/// `level 40 0:05 0`: the engine's 40th move (counted from `start`) is the last before the
+/// control, so it may spend most of its 2 s; on the 41st a new session of 40 moves has begun
+/// with 5 s added, so it spends about a fortieth.
+fn level_40_across_the_control(start: &str, seed: u64) {
+    let mut e = Engine::started();
+    e.send("new");
+    e.send("force");
+    e.send(&format!("setboard {start}"));
+    e.send("level 40 0:05 0");
+    let mut game = feed_quiet_game(&mut e, start, 78, seed);
+    assert_eq!(e.sync(1), Vec::<String>::new());
+
+    // 2 s left, one move to the control: the engine's limits are 55-90% of the 1.95 s it
+    // may use, and nothing but a mate or a single reply (excluded above) ends it sooner.
+    let (_, used) = timed_move(&mut e, &mut game, 200, None);
+    assert!(
+        used >= Duration::from_millis(850),
+        "40th move, the last before the control, took only {used:?} of 2 s"
+    );
+    // After the control: 5 s added. A fortieth of it is 0.16 s, the hard limit 0.65 s; had
+    // the engine still counted this as the last move it would take 3 s or more.
+    let left = 200 - (used.as_millis() as u64 / 10).min(200) + 500;
+    let reply = quiet_move(&game, &mut Rng(seed ^ 0xdead));
+    let (_, used) = timed_move(&mut e, &mut game, left, Some(reply));
+    assert!(
+        used < Duration::from_millis(2500),
+        "41st move, first of the new session, took {used:?} with {left} cs left"
+    );
+}
+
+#[test]
+fn level_40_crossing_the_control_from_the_start() {
+    level_40_across_the_control(
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        0x9e3779b97f4a7c15,
+    );
+}
+
+#[test]
+fn level_40_crossing_the_control_after_setboard() {
+    // A set-up with Black to move at move 30: the moves are counted from the set-up, as the
+    // GUI counts them, not from the move number in the FEN.
+    level_40_across_the_control(
+        "r1bq1rk1/pp2bppp/2n1pn2/3p4/3P4/2NBPN2/PP3PPP/R2Q1RK1 b - - 4 30",
+        0x2545f4914f6cdd1d,
+    );
+}
+
+/// Thinking lines as (depth, centiseconds, nodes).
+fn thinking(lines: &[String]) -> Vec<(u32, u64, u64)> {
+    lines
+        .iter()
+        .filter(|l| l.contains('\t'))
+        .map(|l| {
+            let f: Vec<u64> = l
+                .split('\t')
+                .next()
+                .unwrap()
+                .split_whitespace()
+                .take(4)
+                .map(|x| x.parse::<i64>().unwrap() as u64)
+                .collect();
+            (f[0] as u32, f[2], f[3])
+        })
+        .collect()
+}
+
+#[test]
+fn nps_makes_the_clock_count_nodes() {
+    let mut e = Engine::started();
+    e.send("new");
+    e.send("force");
+    e.send("post");
+    // 1000 nodes a second and 10 s a move: about 10,000 nodes, a few milliseconds of real
+    // time. A wall clock would take the full 10 s.
+    e.send("nps 1000");
+    e.send("st 10");
+    let start = Instant::now();
+    e.send("go");
+    let (mv, lines) = e.wait_for("the move", 30 * SEC, |l| l.starts_with("move "));
+    let used = start.elapsed();
+    assert!(used < 5 * SEC, "nps 1000, st 10 took {used:?} of real time");
+    assert!(Position::startpos()
+        .parse_move(&mv["move ".len()..])
+        .is_ok());
+    let lines = thinking(&lines);
+    assert!(lines.len() >= 2, "{lines:?}");
+    for &(depth, cs, nodes) in &lines {
+        // The time shown is the node count at 1000 nodes per second.
+        assert_eq!(cs, nodes / 10, "depth {depth}: {cs} cs for {nodes} nodes");
+        // Never past the hard limit (9.95 s = 9,950 nodes) by more than one poll interval.
+        assert!(nodes <= 9_950 + 1_024, "depth {depth}: {nodes} nodes");
+    }
+
+    // With a clock: 10 s for 40 moves at 100,000 nodes per second is about 25,000 nodes a
+    // move and never more than 4 times that.
+    e.send("new");
+    e.send("force");
+    e.send("level 40 0:10 0");
+    e.send("nps 100000");
+    e.send("time 1000");
+    e.send("otim 1000");
+    e.send("go");
+    let (_, lines) = e.wait_for("the move", 30 * SEC, |l| l.starts_with("move "));
+    for &(depth, cs, nodes) in &thinking(&lines) {
+        assert_eq!(cs, nodes / 1000, "depth {depth}: {cs} cs for {nodes} nodes");
+        assert!(nodes <= 99_500 + 1_024, "depth {depth}: {nodes} nodes");
+    }
+
+    // `nps 0` switches back to the wall clock: st 0.5 takes real time again.
+    e.send("nps 0");
+    e.send("st 0.5");
+    e.send("new");
+    e.send("force");
+    let start = Instant::now();
+    e.send("go");
+    let (_, lines) = e.wait_for("the move", 30 * SEC, |l| l.starts_with("move "));
+    let used = start.elapsed();
+    assert!(
+        used >= Duration::from_millis(250),
+        "st 0.5 on the wall clock took only {used:?}: {lines:?}"
+    );
+}
+
+#[test]
+fn a_low_clock_runs_down_without_a_forfeit() {
+    // Late in a 5-minute sudden-death game with 1.5 s left: every move must come with time
+    // to spare on a clock kept here, as a GUI keeps it (pipe latency included). An engine
+    // that trusted the 5 minutes of `level` over `time` would lose on its first move.
+    // A game that ends early is set up again on the same clock, so 20 moves are played.
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    let mut e = Engine::started();
+    e.send("new");
+    e.send("level 0 5 0");
+    let mut game = Game::default();
+    let mut rng = Rng(0x853c49e6748fea9b);
+    let mut clock = Duration::from_millis(1500);
+    let mut theirs = None;
+    for i in 0..24 {
+        if theirs.is_none() {
+            e.send("force");
+            e.send(&format!("setboard {start}"));
+            game = Game::new(Position::from_fen(start).unwrap());
+        }
+        let cs = clock.as_millis() as u64 / 10;
+        // The last four moves on almost nothing.
+        let cs = [cs, cs, cs, cs, 5, 2, 1, 0][i.max(16) - 16];
+        let (_, used) = timed_move(&mut e, &mut game, cs, theirs);
+        if i < 20 {
+            assert!(
+                used < clock,
+                "move {i}: forfeit, took {used:?} with {clock:?} left"
+            );
+            clock -= used;
+        } else {
+            // No clock to speak of: the engine answers at once all the same.
+            assert!(used < SEC, "time {cs}: took {used:?}");
+        }
+        theirs = match game.outcome() {
+            Some(_) => None,
+            None => Some(quiet_move(&game, &mut rng)),
+        };
+    }
+    let lines = e.sync(1);
+    assert!(lines.iter().all(|l| l.starts_with("1-0 {")), "{lines:?}");
+}
