@@ -858,14 +858,13 @@ impl Worker {
             if best_score > -MATE_BOUND && has_pieces {
                 if quiet {
                     let lmr_depth = (depth - 1 - self.reductions.get(depth, searched + 1)).max(0);
+                    // Only this move: a later quiet move may still give check.
                     if !in_check && !gives_check {
                         let late = (3 + depth * depth) / (2 - improving as i32);
                         if depth <= 8 && quiet_count as i32 >= late {
-                            picker.skip_quiets();
                             continue;
                         }
                         if lmr_depth <= 8 && eval + 100 + 90 * lmr_depth <= alpha {
-                            picker.skip_quiets();
                             continue;
                         }
                     }
@@ -883,9 +882,7 @@ impl Worker {
             let mut extension = 0;
             if mv == tt_move && depth >= 8 && ply > 0 && excluded.is_none() {
                 if let Some(hit) = tt_hit.filter(|h| {
-                    h.bound != Bound::Upper
-                        && h.depth >= depth - 3
-                        && !is_mate_score(h.score)
+                    h.bound != Bound::Upper && h.depth >= depth - 3 && !is_mate_score(h.score)
                 }) {
                     let singular_beta = hit.score - 2 * depth;
                     self.frame(ply).excluded = mv;
