@@ -10,9 +10,18 @@ mod common;
 use common::Engine;
 use kestrel::chess::{Move, Position};
 use kestrel::game::Game;
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 const SEC: Duration = Duration::from_secs(1);
+
+/// The tests here measure time: they take turns rather than compete with each other for
+/// the CPU (the machine may be busy enough without them).
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// A small deterministic random number generator (xorshift).
 struct Rng(u64);
@@ -107,6 +116,7 @@ fn timed_move(
 /// control, so it may spend most of its 2 s; on the 41st a new session of 40 moves has begun
 /// with 5 s added, so it spends about a fortieth.
 fn level_40_across_the_control(start: &str, seed: u64) {
+    let _turn = one_at_a_time();
     let mut e = Engine::started();
     e.send("new");
     e.send("force");
@@ -172,6 +182,7 @@ fn thinking(lines: &[String]) -> Vec<(u32, u64, u64)> {
 
 #[test]
 fn nps_makes_the_clock_count_nodes() {
+    let _turn = one_at_a_time();
     let mut e = Engine::started();
     e.send("new");
     e.send("force");
@@ -229,7 +240,8 @@ fn nps_makes_the_clock_count_nodes() {
 
 #[test]
 fn a_low_clock_runs_down_without_a_forfeit() {
-    // Late in a 5-minute sudden-death game with 1.5 s left: every move must come with time
+    let _turn = one_at_a_time();
+    // Late in a 5-minute sudden-death game with 2.5 s left: every move must come with time
     // to spare on a clock kept here, as a GUI keeps it (pipe latency included). An engine
     // that trusted the 5 minutes of `level` over `time` would lose on its first move.
     // A game that ends early is set up again on the same clock, so 20 moves are played.
@@ -239,7 +251,8 @@ fn a_low_clock_runs_down_without_a_forfeit() {
     e.send("level 0 5 0");
     let mut game = Game::default();
     let mut rng = Rng(0x853c49e6748fea9b);
-    let mut clock = Duration::from_millis(1500);
+    let mut clock = Duration::from_millis(2500);
+    let mut times = Vec::new();
     let mut theirs = None;
     for i in 0..24 {
         if theirs.is_none() {
@@ -251,10 +264,11 @@ fn a_low_clock_runs_down_without_a_forfeit() {
         // The last four moves on almost nothing.
         let cs = [cs, cs, cs, cs, 5, 2, 1, 0][i.max(16) - 16];
         let (_, used) = timed_move(&mut e, &mut game, cs, theirs);
+        times.push(used.as_millis());
         if i < 20 {
             assert!(
                 used < clock,
-                "move {i}: forfeit, took {used:?} with {clock:?} left"
+                "move {i}: forfeit, took {used:?} with {clock:?} left; ms per move: {times:?}"
             );
             clock -= used;
         } else {
