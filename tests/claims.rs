@@ -85,14 +85,12 @@ fn fifty_move_rule_by_the_engines_own_move_is_claimed() {
     let mut e = engine_on(fen);
     e.send("sd 3");
     e.send("go");
-    let mv = e.expect_move(10 * SEC);
+    let (mv, after_move) = e.expect_move_and_after(10 * SEC);
     let pos = Position::from_fen(fen).unwrap();
     let after = pos.after(pos.parse_move(&mv).unwrap());
     assert_eq!(after.halfmove_clock(), 100, "{mv}");
-    assert_eq!(
-        e.next_line(5 * SEC).as_deref(),
-        Some("1/2-1/2 {50 move rule}")
-    );
+    // The claim, and nothing else, follows the move.
+    assert_eq!(after_move, ["1/2-1/2 {50 move rule}"]);
     assert_eq!(no_move(&mut e, 1), Vec::<String>::new());
 }
 
@@ -258,7 +256,7 @@ fn draw_offers_follow_the_position_and_the_draw_offers_option() {
     assert_eq!(no_move(&mut e, 4), vec!["offer draw".to_string()]);
 
     // A queen down after its own search: the offer is accepted.
-    let mut e = engine_on("7k/8/8/8/8/8/1Q6/K7 b - - 0 1");
+    let mut e = engine_on("7k/8/8/8/8/8/2Q5/K7 b - - 0 1");
     e.send("sd 4");
     e.send("go");
     e.expect_move(10 * SEC);
@@ -269,7 +267,7 @@ fn draw_offers_follow_the_position_and_the_draw_offers_option() {
     assert_eq!(no_move(&mut e, 2), Vec::<String>::new());
 
     // A queen up: declined, which the protocol says is done by ignoring the offer.
-    let mut e = engine_on("7k/8/8/8/8/8/1Q6/K7 w - - 0 1");
+    let mut e = engine_on("7k/8/8/8/8/8/2Q5/K7 w - - 0 1");
     e.send("sd 4");
     e.send("go");
     e.expect_move(10 * SEC);

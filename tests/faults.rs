@@ -289,11 +289,9 @@ fn hash_size_is_clamped_to_its_range() {
     e.sync_auto();
 }
 
-/// `cores 4096` does not become 4096 threads: the search is single-threaded, so a search
-/// runs on as many threads after `cores 4096` as after `cores 1` (if the search ever uses
-/// more threads, this becomes "at most the cap").
+/// `cores N` runs N-1 helper search threads, and `cores 4096` is capped at 64 threads in all.
 #[test]
-fn cores_4096_does_not_start_threads() {
+fn cores_starts_helper_threads_up_to_the_cap() {
     let mut e = Engine::started();
     let threads_while_analysing = |e: &mut Engine, cores: &str| -> Option<u64> {
         e.send(cores);
@@ -309,8 +307,14 @@ fn cores_4096_does_not_start_threads() {
         eprintln!("skipped: no /proc");
         return;
     };
+    let two = threads_while_analysing(&mut e, "cores 2").unwrap();
+    assert_eq!(two, one + 1, "threads with cores 2 vs cores 1");
     let many = threads_while_analysing(&mut e, "cores 4096").unwrap();
-    assert_eq!(many, one, "threads with cores 4096 vs cores 1");
+    assert_eq!(many, one + 63, "threads with cores 4096 vs cores 1");
+    // And back: the helpers end with the search that needed them (a few may still be
+    // leaving the process table when it is read).
+    let again = threads_while_analysing(&mut e, "cores 1").unwrap();
+    assert!(again < one + 32, "threads with cores 1 again: {again}");
 }
 
 #[test]
