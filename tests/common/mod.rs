@@ -27,6 +27,8 @@ pub struct Engine {
     errors_allowed: bool,
     /// The last `ping` number the helpers used for their own syncs.
     auto_ping: u32,
+    /// Thinking lines a helper read past (the ponder search after a move), to be read again.
+    replay: std::collections::VecDeque<String>,
 }
 
 /// An error reply from the engine: refused command, refused move or refused position.
@@ -126,6 +128,7 @@ impl Engine {
             stdin,
             lines: rx,
             transcript: Vec::new(),
+            replay: Default::default(),
             sent: Vec::new(),
             errors_allowed: false,
             auto_ping: 1_000_000,
@@ -162,6 +165,9 @@ impl Engine {
 
     /// The next line, or `None` after `timeout`.
     pub fn next_line(&mut self, timeout: Duration) -> Option<String> {
+        if let Some(line) = self.replay.pop_front() {
+            return Some(line);
+        }
         match self.lines.recv_timeout(timeout) {
             Ok(line) => {
                 self.transcript.push(line.clone());
@@ -233,11 +239,10 @@ impl Engine {
     pub fn expect_move_and_after(&mut self, timeout: Duration) -> (String, Vec<String>) {
         let line = self.expect_prefix("move ", timeout);
         let mv = line["move ".len()..].trim().to_string();
-        let after = self
-            .sync_auto()
-            .into_iter()
-            .filter(|l| !is_thinking(l))
-            .collect();
+        let (thinking, after) = self.sync_auto().into_iter().partition(|l| is_thinking(l));
+        // The thinking that follows the move (pondering) is the caller's to read next.
+        let thinking: Vec<String> = thinking;
+        self.replay.extend(thinking);
         (mv, after)
     }
 
