@@ -1015,13 +1015,7 @@ impl Worker {
             // Every move was pruned: fall back to a fail-low at alpha.
             return alpha;
         }
-        let bound = if best_score >= beta {
-            Bound::Lower
-        } else if best_score > original_alpha {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        let bound = bound_of(best_score, original_alpha, beta);
         if !excluded.is_none() {
             return best_score;
         }
@@ -1168,13 +1162,7 @@ impl Worker {
         if in_check && legal == 0 {
             return -MATE + ply as i32;
         }
-        let bound = if best_score >= beta {
-            Bound::Lower
-        } else if best_score > original_alpha {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        let bound = bound_of(best_score, original_alpha, beta);
         self.tt.store(
             key,
             best_move,
@@ -1204,6 +1192,18 @@ impl Worker {
         } else {
             ORDER_BAD_NOISY + noisy_score(pos, &self.history, mv)
         }
+    }
+}
+
+/// What a node's best score says about its value, given the window it was searched in.
+#[inline(always)]
+fn bound_of(best_score: i32, alpha: i32, beta: i32) -> Bound {
+    if best_score >= beta {
+        Bound::Lower
+    } else if best_score > alpha {
+        Bound::Exact
+    } else {
+        Bound::Upper
     }
 }
 
