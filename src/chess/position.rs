@@ -349,11 +349,7 @@ impl Position {
 
         match mv.kind() {
             MoveKind::Castle => {
-                let side = if to > from {
-                    CastlingSide::King
-                } else {
-                    CastlingSide::Queen
-                };
+                let side = castling_side(from, to);
                 let rook = Piece::new(us, Role::Rook);
                 self.remove(moving, from);
                 self.remove(rook, to);
@@ -598,11 +594,7 @@ impl Position {
         ];
         match mv.kind() {
             MoveKind::Castle => {
-                let side = if to > from {
-                    CastlingSide::King
-                } else {
-                    CastlingSide::Queen
-                };
+                let side = castling_side(from, to);
                 let rook_to = side.rook_to(us);
                 occupied = occupied.without(from).without(to).with(side.king_to(us));
                 occupied = occupied.with(rook_to);
@@ -711,5 +703,15 @@ impl Default for Position {
 impl std::fmt::Debug for Position {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Position({})", self.to_fen())
+    }
+}
+
+/// The side a castling move (king takes rook) castles to: towards the rook.
+#[inline(always)]
+fn castling_side(king: Square, rook: Square) -> CastlingSide {
+    if rook > king {
+        CastlingSide::King
+    } else {
+        CastlingSide::Queen
     }
 }
