@@ -42,6 +42,9 @@ pub struct TimeLimits {
     pub no_new_iteration: Duration,
     pub no_new_move: Duration,
     pub never_exceed: Duration,
+    /// Whether the soft limits follow the search's stability. Not under `st`: time saved on
+    /// one move is not banked for the next, so every move uses its share.
+    pub adapts: bool,
 }
 
 impl TimeLimits {
@@ -50,6 +53,7 @@ impl TimeLimits {
         no_new_iteration: Duration::MAX,
         no_new_move: Duration::MAX,
         never_exceed: Duration::MAX,
+        adapts: false,
     };
 }
 
@@ -85,6 +89,7 @@ pub fn compute_limits(tc: TimeControl, time_left: Option<Duration>, moves_made: 
                 no_new_iteration: hard.mul_f64(0.6),
                 no_new_move: hard,
                 never_exceed: hard,
+                adapts: false,
             }
         }
         TimeControl::Conventional {
@@ -117,6 +122,7 @@ pub fn compute_limits(tc: TimeControl, time_left: Option<Duration>, moves_made: 
                 no_new_iteration: target.mul_f64(0.55),
                 no_new_move: target,
                 never_exceed,
+                adapts: true,
             }
         }
     }
@@ -176,7 +182,7 @@ impl SearchClock {
     }
 
     fn soft(&self, limit: Duration) -> Duration {
-        if limit == Duration::MAX {
+        if limit == Duration::MAX || !self.limits.adapts {
             return limit;
         }
         limit.mul_f64(self.soft_scale).min(self.limits.never_exceed)
@@ -389,6 +395,7 @@ mod tests {
             no_new_iteration: secs(1.0),
             no_new_move: secs(2.0),
             never_exceed: secs(3.0),
+            adapts: true,
         };
         // 1000 nodes per second, so nodes read as milliseconds.
         let mut clock = SearchClock::new(limits, Some(1000));
@@ -408,11 +415,24 @@ mod tests {
     }
 
     #[test]
+    fn st_limits_ignore_the_stability_of_the_best_move() {
+        let limits = compute_limits(TimeControl::PerMove(secs(1.0)), None, 0);
+        let mut clock = SearchClock::new(limits, Some(1000));
+        for _ in 0..6 {
+            clock.note_best(1, 5);
+        }
+        // A settled best move does not stop the search early: the second is not banked.
+        assert!(!clock.past_no_new_iteration(500));
+        assert!(clock.past_no_new_iteration(600));
+    }
+
+    #[test]
     fn ponder_hit_restarts_the_hard_limit_only() {
         let limits = TimeLimits {
             no_new_iteration: secs(0.5),
             no_new_move: secs(1.0),
             never_exceed: secs(2.0),
+            adapts: true,
         };
         let mut clock = SearchClock::new(TimeLimits::INFINITE, Some(1000));
         assert!(!clock.past_never_exceed(1_000_000));
