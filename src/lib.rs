@@ -4,10 +4,12 @@
 //! * `eval`: static evaluation.
 //! * `search`: iterative deepening alpha-beta, transposition table, time limits.
 //! * `protocol`: the xboard driver: input thread, command parsing, the loop.
+//! * `datagen`: self-play games written as training data for the evaluation tuner.
 //! * `game`: a game in progress: moves, history for undo and repetitions, results.
 
 pub mod bench;
 pub mod chess;
+pub mod datagen;
 pub mod epd;
 pub mod eval;
 pub mod game;

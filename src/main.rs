@@ -73,6 +73,35 @@ enum Command {
         #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=4096))]
         hash: u64,
     },
+    /// Play self-play games at a fixed node count and write their quiet positions, with the
+    /// search score and the game result, as training data for `tune` (`FEN | score |
+    /// result`, White's view). The same seed writes the same file for any thread count.
+    Datagen {
+        /// Games to play.
+        #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+        games: u64,
+        /// Nodes per move.
+        #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u64).range(100..))]
+        nodes: u64,
+        /// Games played at once (one search thread each).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+        threads: u32,
+        /// Seed of the random opening choices and plies.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Uniformly random plies played after the opening.
+        #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=40))]
+        random_plies: u32,
+        /// Openings (EPD or FEN, one per line) to start from; without it, the start position.
+        #[arg(long, value_name = "FILE")]
+        openings: Option<PathBuf>,
+        /// Hash table per game thread, MB.
+        #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=4096))]
+        hash: u64,
+        /// Where to write the positions (appended to if it exists).
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -97,6 +126,34 @@ fn main() -> ExitCode {
             threads,
             hash,
         }) => run_epd(&file, time, depth, nodes, threads, hash as usize),
+        Some(Command::Datagen {
+            games,
+            nodes,
+            threads,
+            seed,
+            random_plies,
+            openings,
+            hash,
+            out,
+        }) => {
+            let openings = match openings.as_deref().map(read_openings).transpose() {
+                Ok(openings) => openings.unwrap_or_default(),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let config = kestrel::datagen::Config {
+                games,
+                nodes,
+                threads: threads as usize,
+                seed,
+                random_plies,
+                hash_mb: hash as usize,
+                openings,
+            };
+            run_datagen(&config, &out)
+        }
         Some(Command::Bench {
             depth,
             verbose,
@@ -186,4 +243,59 @@ fn run_epd(
         &mut std::io::stderr(),
     );
     ExitCode::SUCCESS
+}
+
+/// The positions of an openings file: EPD or FEN lines, of which the first four fields
+/// (placement, side, castling, en passant) are read. A bad line is an error.
+fn read_openings(path: &std::path::Path) -> Result<Vec<Position>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut positions = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let fields: Vec<&str> = line.split_whitespace().take(4).collect();
+        if fields.is_empty() || fields[0].starts_with('#') {
+            continue;
+        }
+        let fen = format!("{} 0 1", fields.join(" "));
+        match Position::from_fen(&fen) {
+            Ok(pos) => positions.push(pos),
+            Err(e) => return Err(format!("{}:{}: {e}", path.display(), i + 1)),
+        }
+    }
+    if positions.is_empty() {
+        return Err(format!("{} holds no positions", path.display()));
+    }
+    Ok(positions)
+}
+
+fn run_datagen(config: &kestrel::datagen::Config, out: &std::path::Path) -> ExitCode {
+    let file = match std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(out)
+    {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: cannot open {}: {e}", out.display());
+            return ExitCode::from(2);
+        }
+    };
+    let mut writer = std::io::BufWriter::new(file);
+    let every = std::time::Duration::from_secs(10);
+    match kestrel::datagen::run(config, &mut writer, &mut std::io::stderr(), every) {
+        Ok(summary) => {
+            eprintln!("{}", summary.line(config.games));
+            eprintln!(
+                "datagen: wrote {} positions to {} in {:.1} s",
+                summary.positions,
+                out.display(),
+                summary.elapsed.as_secs_f64()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: writing {}: {e}", out.display());
+            ExitCode::from(1)
+        }
+    }
 }

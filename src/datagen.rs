@@ -1,0 +1,404 @@
+//! `datagen`: self-play games at a fixed node count, written as training positions for the
+//! evaluation tuner (`tune`).
+//!
+//! Each game starts from an opening (a line of the openings file, or the start position),
+//! plays a few uniformly random plies, and is then played out by the search at `nodes` per
+//! move until the rules end it or it is adjudicated: a win once the search has given one
+//! side at least `WIN_SCORE` for `WIN_PLIES` plies in a row, a draw once the score has
+//! stayed within `DRAW_SCORE` for `DRAW_PLIES` plies after move `DRAW_FROM_PLY / 2`, or
+//! at `MAX_PLIES`.
+//!
+//! Of the positions searched, those a static evaluation can judge are kept: not in check, the
+//! best move not a capture or promotion, no mate score, and not the first few searched
+//! plies. Each is written as `FEN | score | result`, the search score in centipawns and the
+//! result (`1.0`, `0.5`, `0.0`), both from White's view.
+//!
+//! Game `i` depends only on the seed and `i` (its own random stream, a cleared searcher, one
+//! search thread), and games are written in index order whatever thread played them: the
+//! same seed writes the same file, for any thread count.
+
+use crate::chess::{Color, Position};
+use crate::game::Game;
+use crate::search::movepick::is_quiet;
+use crate::search::{is_mate_score, FixedLimits, SearchParams, Searcher};
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::time::{Duration, Instant};
+
+/// A side this far ahead (centipawns, by the search) for `WIN_PLIES` plies has won.
+const WIN_SCORE: i32 = 1000;
+const WIN_PLIES: u32 = 5;
+/// A score this close to zero for `DRAW_PLIES` plies, from ply `DRAW_FROM_PLY` on, is a draw.
+const DRAW_SCORE: i32 = 8;
+const DRAW_PLIES: u32 = 12;
+const DRAW_FROM_PLY: usize = 80;
+/// Games still going after this many searched plies are drawn.
+const MAX_PLIES: usize = 500;
+/// Searched plies at the start of a game not written (still close to the random opening).
+const SKIP_PLIES: usize = 4;
+/// An opening the first search scores beyond this is replaced (the random plies blundered).
+const OPENING_MAX_SCORE: i32 = 400;
+
+/// How to generate.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub games: u64,
+    /// Node budget of each move's search.
+    pub nodes: u64,
+    pub threads: usize,
+    pub seed: u64,
+    /// Uniformly random plies after the opening.
+    pub random_plies: u32,
+    /// Hash per thread, MB.
+    pub hash_mb: usize,
+    /// Starting positions; empty means the standard start position.
+    pub openings: Vec<Position>,
+}
+
+/// The result of a game, from White's view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Result {
+    WhiteWins,
+    Draw,
+    BlackWins,
+}
+
+impl Result {
+    /// As written in the data: White's score.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Result::WhiteWins => "1.0",
+            Result::Draw => "0.5",
+            Result::BlackWins => "0.0",
+        }
+    }
+}
+
+/// One game: the positions kept for training (FEN and White's search score) and the result.
+#[derive(Clone, Debug)]
+pub struct GameRecord {
+    pub positions: Vec<(String, i32)>,
+    pub result: Result,
+    /// Plies the search played.
+    pub plies: usize,
+    /// Whether the result was adjudicated rather than reached by the rules.
+    pub adjudicated: bool,
+}
+
+impl GameRecord {
+    /// The game's training lines.
+    pub fn write(&self, out: &mut dyn Write) -> io::Result<()> {
+        for (fen, score) in &self.positions {
+            writeln!(out, "{fen} | {score} | {}", self.result.as_str())?;
+        }
+        Ok(())
+    }
+}
+
+/// A small deterministic random stream (SplitMix64).
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (n > 0; the bias is negligible for the small n used here).
+    pub fn below(&mut self, n: usize) -> usize {
+        (((self.next_u64() >> 32) * n as u64) >> 32) as usize
+    }
+}
+
+/// The random stream of game `index`.
+fn game_rng(seed: u64, index: u64) -> Rng {
+    let mut mix = Rng::new(seed ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03));
+    Rng::new(mix.next_u64())
+}
+
+/// White's view of a score from the side to move's.
+fn white_view(pos: &Position, score: i32) -> i32 {
+    match pos.side_to_move() {
+        Color::White => score,
+        Color::Black => -score,
+    }
+}
+
+/// The start of a game: an opening plus random plies, not yet decided (the first search
+/// scores it within `OPENING_MAX_SCORE`).
+fn start_position(config: &Config, rng: &mut Rng, searcher: &mut Searcher) -> Game {
+    loop {
+        let opening = if config.openings.is_empty() {
+            Position::startpos()
+        } else {
+            config.openings[rng.below(config.openings.len())]
+        };
+        let mut game = Game::new(opening);
+        let mut ok = true;
+        for _ in 0..config.random_plies {
+            let moves = game.position().legal_moves();
+            if moves.is_empty() || game.outcome().is_some() {
+                ok = false;
+                break;
+            }
+            game.play(moves[rng.below(moves.len())]);
+        }
+        if !ok || game.outcome().is_some() {
+            continue;
+        }
+        searcher.clear();
+        let score = search(searcher, &game, config.nodes).1;
+        if score.abs() <= OPENING_MAX_SCORE {
+            return game;
+        }
+    }
+}
+
+/// The best move and its score (side to move's view) at `nodes`.
+fn search(searcher: &mut Searcher, game: &Game, nodes: u64) -> (Option<crate::chess::Move>, i32) {
+    let params = SearchParams {
+        history: game.history_keys(),
+        stop_on_mate: true,
+        instant_single_reply: true,
+        ..SearchParams::default()
+    };
+    let result = searcher.search(
+        game.position(),
+        &params,
+        &mut FixedLimits::new(Some(nodes), None),
+    );
+    (result.best, result.score)
+}
+
+/// Plays game `index` of `config`.
+pub fn play_game(config: &Config, searcher: &mut Searcher, index: u64) -> GameRecord {
+    let mut rng = game_rng(config.seed, index);
+    let mut game = start_position(config, &mut rng, searcher);
+    searcher.clear();
+    let mut kept = Vec::new();
+    let (mut win_run, mut draw_run) = (0u32, 0u32);
+    let mut last_winner = None;
+    let mut plies = 0;
+    let (result, adjudicated) = loop {
+        if let Some(outcome) = game.outcome() {
+            let result = match outcome.result {
+                "1-0" => Result::WhiteWins,
+                "0-1" => Result::BlackWins,
+                _ => Result::Draw,
+            };
+            break (result, false);
+        }
+        if plies >= MAX_PLIES {
+            break (Result::Draw, true);
+        }
+        let (best, score) = search(searcher, &game, config.nodes);
+        let Some(best) = best else {
+            // Only reachable with no legal move, which `outcome` has already caught.
+            break (Result::Draw, true);
+        };
+        let pos = game.position();
+        let white_score = white_view(pos, score);
+        if plies >= SKIP_PLIES && !pos.in_check() && is_quiet(pos, best) && !is_mate_score(score) {
+            kept.push((pos.to_fen(), white_score));
+        }
+
+        let winner = if white_score >= WIN_SCORE {
+            Some(Result::WhiteWins)
+        } else if white_score <= -WIN_SCORE {
+            Some(Result::BlackWins)
+        } else {
+            None
+        };
+        win_run = if winner.is_some() && winner == last_winner {
+            win_run + 1
+        } else {
+            u32::from(winner.is_some())
+        };
+        last_winner = winner;
+        if let Some(winner) = winner.filter(|_| win_run >= WIN_PLIES) {
+            break (winner, true);
+        }
+        draw_run = if white_score.abs() <= DRAW_SCORE {
+            draw_run + 1
+        } else {
+            0
+        };
+        if plies >= DRAW_FROM_PLY && draw_run >= DRAW_PLIES {
+            break (Result::Draw, true);
+        }
+
+        game.play(best);
+        plies += 1;
+    };
+    GameRecord {
+        positions: kept,
+        result,
+        plies,
+        adjudicated,
+    }
+}
+
+/// What a run made.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    pub games: u64,
+    pub positions: u64,
+    pub white_wins: u64,
+    pub draws: u64,
+    pub black_wins: u64,
+    pub adjudicated: u64,
+    pub plies: u64,
+    pub elapsed: Duration,
+}
+
+impl Summary {
+    fn add(&mut self, record: &GameRecord) {
+        self.games += 1;
+        self.positions += record.positions.len() as u64;
+        self.plies += record.plies as u64;
+        self.adjudicated += u64::from(record.adjudicated);
+        match record.result {
+            Result::WhiteWins => self.white_wins += 1,
+            Result::Draw => self.draws += 1,
+            Result::BlackWins => self.black_wins += 1,
+        }
+    }
+
+    /// One line: counts, rates and results.
+    pub fn line(&self, total_games: u64) -> String {
+        let secs = self.elapsed.as_secs_f64().max(1e-9);
+        format!(
+            "datagen: {}/{} games, {} positions, {:.1} games/s, {:.0} positions/s, \
+             +{} ={} -{} (white's view), {} adjudicated, {:.0} plies/game",
+            self.games,
+            total_games,
+            self.positions,
+            self.games as f64 / secs,
+            self.positions as f64 / secs,
+            self.white_wins,
+            self.draws,
+            self.black_wins,
+            self.adjudicated,
+            self.plies as f64 / self.games.max(1) as f64,
+        )
+    }
+}
+
+/// Plays `config.games` games on `config.threads` threads, writing their positions to
+/// `out` in game order, and a progress line to `progress` every `every`.
+pub fn run(
+    config: &Config,
+    out: &mut dyn Write,
+    progress: &mut dyn Write,
+    every: Duration,
+) -> io::Result<Summary> {
+    let start = Instant::now();
+    let next_game = AtomicU64::new(0);
+    let failed = AtomicBool::new(false);
+    let (send, receive) = crossbeam_channel::unbounded::<(u64, GameRecord)>();
+    let mut summary = Summary::default();
+    std::thread::scope(|scope| -> io::Result<()> {
+        for _ in 0..config.threads.max(1) {
+            let (send, next_game, failed) = (send.clone(), &next_game, &failed);
+            scope.spawn(move || {
+                let mut searcher = Searcher::new(config.hash_mb);
+                loop {
+                    let index = next_game.fetch_add(1, Relaxed);
+                    if index >= config.games || failed.load(Relaxed) {
+                        break;
+                    }
+                    let record = play_game(config, &mut searcher, index);
+                    if send.send((index, record)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(send);
+        // Games finish out of order; write them in index order.
+        let mut waiting = BTreeMap::new();
+        let mut next_to_write = 0;
+        let mut last_progress = Instant::now();
+        for (index, record) in receive {
+            waiting.insert(index, record);
+            while let Some(record) = waiting.remove(&next_to_write) {
+                if let Err(e) = record.write(out).and_then(|()| out.flush()) {
+                    failed.store(true, Relaxed);
+                    return Err(e);
+                }
+                summary.add(&record);
+                next_to_write += 1;
+            }
+            if last_progress.elapsed() >= every {
+                last_progress = Instant::now();
+                summary.elapsed = start.elapsed();
+                let _ = writeln!(progress, "{}", summary.line(config.games));
+            }
+        }
+        Ok(())
+    })?;
+    summary.elapsed = start.elapsed();
+    Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(threads: usize, seed: u64) -> Config {
+        Config {
+            games: 3,
+            nodes: 600,
+            threads,
+            seed,
+            random_plies: 4,
+            hash_mb: 1,
+            openings: Vec::new(),
+        }
+    }
+
+    fn generate(config: &Config) -> String {
+        let mut out = Vec::new();
+        run(config, &mut out, &mut io::sink(), Duration::from_secs(3600)).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn the_same_seed_writes_the_same_positions_for_any_thread_count() {
+        let one = generate(&config(1, 7));
+        assert!(one.lines().count() > 20, "{one}");
+        assert_eq!(one, generate(&config(1, 7)));
+        assert_eq!(one, generate(&config(2, 7)));
+        assert_ne!(one, generate(&config(1, 8)));
+    }
+
+    #[test]
+    fn written_positions_are_quiet_and_carry_a_result() {
+        let data = generate(&config(2, 3));
+        for line in data.lines() {
+            let fields: Vec<&str> = line.split(" | ").collect();
+            assert_eq!(fields.len(), 3, "{line}");
+            let pos = Position::from_fen(fields[0]).unwrap();
+            assert!(!pos.in_check(), "{line}");
+            let score: i32 = fields[1].parse().unwrap();
+            assert!(!is_mate_score(score), "{line}");
+            assert!(["1.0", "0.5", "0.0"].contains(&fields[2]), "{line}");
+        }
+    }
+
+    #[test]
+    fn random_streams_differ_by_game_and_stay_in_range() {
+        let (mut a, mut b) = (game_rng(1, 0), game_rng(1, 1));
+        assert_ne!(a.next_u64(), b.next_u64());
+        assert!((0..1000).all(|_| a.below(7) < 7));
+    }
+}
