@@ -5,6 +5,7 @@
 //! * `search`: iterative deepening alpha-beta, transposition table, time limits.
 //! * `protocol`: the xboard driver: input thread, command parsing, the loop.
 //! * `game`: a game in progress: moves, history for undo and repetitions, results.
+//! * `tune`: the Texel-style tuner of the evaluation weights (`kestrel tune`).
 
 pub mod bench;
 pub mod chess;
@@ -13,3 +14,4 @@ pub mod eval;
 pub mod game;
 pub mod protocol;
 pub mod search;
+pub mod tune;
