@@ -168,6 +168,10 @@ impl Dataset {
 
     /// Appends another data set.
     pub fn append(&mut self, other: Dataset) {
+        if self.is_empty() {
+            *self = other;
+            return;
+        }
         let base = self.coefs.len();
         self.coefs.extend_from_slice(&other.coefs);
         self.meta.extend(other.meta.into_iter().map(|mut m| {
