@@ -317,10 +317,16 @@ fn run_tune(
     );
 
     let given_k = opts.k.is_some();
+    let fit_start = Instant::now();
     let k = opts
         .k
         .unwrap_or_else(|| tune::fit_k(&data, &tune::to_f64(&WEIGHTS), opts.threads));
-    eprintln!("K {k:.4}{}", if given_k { " (given)" } else { " (fitted)" });
+    if given_k {
+        eprintln!("K {k:.4} (given)");
+    } else {
+        let secs = fit_start.elapsed().as_secs_f64();
+        eprintln!("K {k:.4} (fitted to the results in {secs:.1} s)");
+    }
     if k < 0.05 {
         eprintln!("warning: K is near 0: the evaluation hardly predicts these results");
     }
