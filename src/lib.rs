@@ -6,6 +6,7 @@
 //! * `protocol`: the xboard driver: input thread, command parsing, the loop.
 //! * `datagen`: self-play games written as training data for the evaluation tuner.
 //! * `game`: a game in progress: moves, history for undo and repetitions, results.
+//! * `tune`: the Texel-style tuner of the evaluation weights (`kestrel tune`).
 
 pub mod bench;
 pub mod chess;
@@ -15,3 +16,4 @@ pub mod eval;
 pub mod game;
 pub mod protocol;
 pub mod search;
+pub mod tune;

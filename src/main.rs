@@ -102,6 +102,37 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         out: PathBuf,
     },
+    /// Tune the evaluation weights on scored positions (Texel's method with Adam) and write
+    /// the result as the source of src/eval/weights.rs. Progress goes to stderr.
+    Tune {
+        /// A data file, one `FEN | score | result` per line, White's view (repeatable).
+        #[arg(long, value_name = "FILE", required = true)]
+        data: Vec<PathBuf>,
+        /// Full passes over the data.
+        #[arg(long, default_value_t = 2000)]
+        epochs: usize,
+        /// Adam's learning rate in centipawns (decays to a tenth over the run).
+        #[arg(long, default_value_t = 1.0)]
+        lr: f64,
+        /// Weight of the search score against the game result in the target (0 to 1).
+        #[arg(long, default_value_t = 0.0)]
+        lambda: f64,
+        /// Use this sigmoid scale instead of fitting it.
+        #[arg(long)]
+        k: Option<f64>,
+        /// Tune only these weight sections (comma-separated, e.g. MATERIAL,PSQT).
+        #[arg(long, value_name = "SECTION,...")]
+        only: Option<String>,
+        /// Threads for loading and tuning (default: all cores).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
+        threads: Option<u32>,
+        /// Where to write the tuned weights.rs.
+        #[arg(long, value_name = "FILE", default_value = "tuned-weights.rs")]
+        out: PathBuf,
+        /// Print a progress line every N epochs.
+        #[arg(long, value_name = "N", default_value_t = 100)]
+        report: usize,
+    },
 }
 
 fn main() -> ExitCode {
@@ -153,6 +184,32 @@ fn main() -> ExitCode {
                 openings,
             };
             run_datagen(&config, &out)
+        }
+        Some(Command::Tune {
+            data,
+            epochs,
+            lr,
+            lambda,
+            k,
+            only,
+            threads,
+            out,
+            report,
+        }) => {
+            let threads = threads.map_or_else(
+                || std::thread::available_parallelism().map_or(1, |n| n.get()),
+                |t| t as usize,
+            );
+            let opts = kestrel::tune::Options {
+                epochs,
+                lr,
+                lambda,
+                threads,
+                only: None,
+                k,
+                report_every: report,
+            };
+            run_tune(&data, opts, only.as_deref(), &out)
         }
         Some(Command::Bench {
             depth,
@@ -298,4 +355,129 @@ fn run_datagen(config: &kestrel::datagen::Config, out: &std::path::Path) -> Exit
             ExitCode::from(1)
         }
     }
+}
+
+fn run_tune(
+    files: &[PathBuf],
+    mut opts: kestrel::tune::Options,
+    only: Option<&str>,
+    out: &std::path::Path,
+) -> ExitCode {
+    use kestrel::eval::params::{weight_name, WEIGHTS};
+    use kestrel::tune::{self, Dataset};
+    if !(0.0..=1.0).contains(&opts.lambda) {
+        eprintln!(
+            "error: --lambda must be between 0 and 1, not {}",
+            opts.lambda
+        );
+        return ExitCode::from(2);
+    }
+    if !(opts.lr.is_finite() && opts.lr > 0.0) {
+        eprintln!("error: --lr must be a positive number, not {}", opts.lr);
+        return ExitCode::from(2);
+    }
+    if let Some(k) = opts.k.filter(|k| !(k.is_finite() && *k > 0.0)) {
+        eprintln!("error: --k must be a positive number, not {k}");
+        return ExitCode::from(2);
+    }
+    if let Some(names) = only {
+        match tune::select_sections(names) {
+            Ok(mask) => opts.only = Some(mask),
+            Err(e) => {
+                eprintln!("error: --only: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+
+    let mut data = Dataset::new();
+    for file in files {
+        let start = Instant::now();
+        let (part, report) = match Dataset::load(file, opts.threads) {
+            Ok(loaded) => loaded,
+            Err(e) => {
+                eprintln!("error: cannot read {}: {e}", file.display());
+                return ExitCode::from(2);
+            }
+        };
+        for (line, error) in &report.errors {
+            eprintln!("{}:{line}: skipped: {error}", file.display());
+        }
+        eprintln!(
+            "{}: {} positions from {} lines ({} comments or blank, {} with insufficient \
+             material, {} malformed) in {:.1} s",
+            file.display(),
+            report.positions,
+            report.lines,
+            report.skipped_comments,
+            report.skipped_drawn,
+            report.malformed,
+            start.elapsed().as_secs_f64()
+        );
+        data.append(part);
+    }
+    if data.is_empty() {
+        eprintln!("error: no positions to tune on");
+        return ExitCode::from(2);
+    }
+    eprintln!(
+        "{} positions, {} coefficients ({} MB), {} threads",
+        data.len(),
+        data.num_coefficients(),
+        (data.num_coefficients() * 4 + data.len() * 24) >> 20,
+        opts.threads
+    );
+
+    let given_k = opts.k.is_some();
+    let fit_start = Instant::now();
+    let k = opts
+        .k
+        .unwrap_or_else(|| tune::fit_k(&data, &tune::to_f64(&WEIGHTS), opts.threads));
+    if given_k {
+        eprintln!("K {k:.4} (given)");
+    } else {
+        let secs = fit_start.elapsed().as_secs_f64();
+        eprintln!("K {k:.4} (fitted to the results in {secs:.1} s)");
+    }
+    if k < 0.05 {
+        eprintln!("warning: K is near 0: the evaluation hardly predicts these results");
+    }
+    opts.k = Some(k);
+    let outcome = tune::tune(&data, &WEIGHTS, &opts, |p| {
+        eprintln!(
+            "epoch {:>5}/{}  mse {:.7}  {:.1} s",
+            p.epoch,
+            opts.epochs,
+            p.mse,
+            p.elapsed.as_secs_f64()
+        );
+    });
+    println!(
+        "K {:.4}{}",
+        outcome.k,
+        if given_k { " (given)" } else { " (fitted)" }
+    );
+    println!("weights tuned: {}", outcome.tuned);
+    println!("mse before: {:.7}", outcome.mse_before);
+    println!("mse after:  {:.7} (rounded weights)", outcome.mse_after);
+    let changes = tune::largest_changes(&WEIGHTS, &outcome.weights, 10);
+    if !changes.is_empty() {
+        println!("largest changes:");
+        for (i, old, new) in changes {
+            println!(
+                "  {:<32} s({}, {}) -> s({}, {})",
+                weight_name(i),
+                old.mg,
+                old.eg,
+                new.mg,
+                new.eg
+            );
+        }
+    }
+    if let Err(e) = std::fs::write(out, tune::weights_source(&outcome.weights)) {
+        eprintln!("error: cannot write {}: {e}", out.display());
+        return ExitCode::FAILURE;
+    }
+    println!("wrote {}", out.display());
+    ExitCode::SUCCESS
 }

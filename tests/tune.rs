@@ -1,0 +1,83 @@
+//! `kestrel tune` through the binary: a small data file in, a weights file out.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kestrel-tune-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+#[test]
+fn tune_writes_a_weights_file_and_reports() {
+    let data = scratch("data.txt");
+    let out = scratch("weights.rs");
+    std::fs::write(
+        &data,
+        "# three positions and a bad line\n\
+         rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 | 20 | 0.5\n\
+         \n\
+         4k3/8/8/8/8/8/8/3QK3 w - - 0 1 | 900 | 1.0\n\
+         4k3/8/8/8/8/8/8/3QK3 w - - 0 1 | 900 | 1.0 | extra\n\
+         4k3/8/8/8/8/8/8/3qK3 w - - 0 1 | -900 | 0.0\n",
+    )
+    .unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_kestrel"))
+        .args(["tune", "--epochs", "20", "--report", "10", "--threads", "2"])
+        .args(["--only", "TEMPO", "--k", "1.0", "--data"])
+        .arg(&data)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stdout}\n{stderr}");
+    assert!(stderr.contains(":5: skipped:"), "{stderr}");
+    assert!(stderr.contains("3 positions from 6 lines"), "{stderr}");
+    assert!(stderr.contains("epoch    20/20"), "{stderr}");
+    assert!(stdout.contains("K 1.0000 (given)"), "{stdout}");
+    assert!(stdout.contains("weights tuned: 1"), "{stdout}");
+    assert!(
+        stdout.contains("mse before:") && stdout.contains("mse after:"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("wrote {}", out.display())),
+        "{stdout}"
+    );
+    let written = std::fs::read_to_string(&out).unwrap();
+    assert!(written.starts_with("//! Evaluation weights"));
+    // Only TEMPO may differ from the committed file.
+    let committed = include_str!("../src/eval/weights.rs");
+    assert_eq!(written.lines().count(), committed.lines().count());
+    for (a, b) in written.lines().zip(committed.lines()) {
+        if a != b {
+            assert!(a.starts_with("pub const TEMPO"), "{a}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(data.parent().unwrap());
+}
+
+#[test]
+fn tune_rejects_bad_options() {
+    for args in [
+        &["--lambda", "1.5"][..],
+        &["--only", "NO_SUCH_SECTION"][..],
+        &["--lr", "0"][..],
+    ] {
+        let run = Command::new(env!("CARGO_BIN_EXE_kestrel"))
+            .args(["tune", "--data", "no-such-file"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(2), "{args:?}");
+    }
+    let run = Command::new(env!("CARGO_BIN_EXE_kestrel"))
+        .args(["tune", "--data", "no-such-file-for-kestrel"])
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("cannot read"));
+}
