@@ -1,6 +1,7 @@
 //! The xboard protocol: `input` (the reader thread), `xboard` (command parsing and reply
 //! formatting), `driver` (the loop and its state).
 
+pub mod core;
 pub mod driver;
 pub mod input;
 pub mod terminal;
