@@ -101,6 +101,20 @@ pub fn line_problem(line: &str) -> Option<(&'static str, String)> {
     }
 }
 
+/// A PV as text, as far as its moves are legal, each move written by `text`.
+pub fn pv_text(root: &Position, pv: &[Move], text: impl Fn(&Position, Move) -> String) -> String {
+    let mut pos = *root;
+    let mut parts = Vec::with_capacity(pv.len());
+    for &m in pv {
+        if !pos.is_legal(m) {
+            break;
+        }
+        parts.push(text(&pos, m));
+        pos.play(m);
+    }
+    parts.join(" ")
+}
+
 /// What both protocols keep: the game, the options, the clocks.
 pub struct Core {
     pub io: Io,

@@ -10,7 +10,9 @@
 //!   `Session::on_search_input`.
 //! * A move is made in `Session::play_engine_move` (ours) and `Session::user_move` (theirs).
 
-use super::core::{line_problem, run_search, Abort, Core, Front, Io, Mode, Search, ENGINE_NAME};
+use super::core::{
+    line_problem, pv_text, run_search, Abort, Core, Front, Io, Mode, Search, ENGINE_NAME,
+};
 use super::terminal;
 use super::xboard::{thinking_line, Command, CommandError};
 use crate::chess::{Color, Move, Piece, Position, Square, STARTPOS_FEN};
@@ -597,16 +599,7 @@ impl Session {
     }
 
     fn pv_text(&self, root: &Position, pv: &[Move]) -> String {
-        let mut pos = *root;
-        let mut parts = Vec::with_capacity(pv.len());
-        for &m in pv {
-            if !pos.is_legal(m) {
-                break;
-            }
-            parts.push(self.move_text(&pos, m));
-            pos.play(m);
-        }
-        parts.join(" ")
+        pv_text(root, pv, |pos, m| self.move_text(pos, m))
     }
 
     /// Blocks until the opponent moves. Returns the expected move if that is what came;
