@@ -192,9 +192,7 @@ impl Core {
                 self.move_overhead = Duration::from_millis(ms);
                 Ok(())
             }
-            _ => Err(format!(
-                "Move Overhead must be 0-{MAX_MOVE_OVERHEAD_MS}, not '{text}'"
-            )),
+            _ => Err(format!("Move Overhead must be 0-{MAX_MOVE_OVERHEAD_MS} ms")),
         }
     }
 }
@@ -358,5 +356,25 @@ impl<F: Front> SearchHook for Hook<'_, F> {
         self.search.root_count = count;
         self.search.root_move = mv;
         self.front.on_root_move(self.search);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn move_overhead_is_kept_back_from_the_clock() {
+        let (_tx, rx) = crossbeam_channel::unbounded();
+        let mut core = Core::new(Io::new(rx, Box::new(std::io::sink())));
+        core.time_control = TimeControl::PerMove(Duration::from_secs(10));
+        core.time_left = Some(Duration::from_secs(2));
+        assert_eq!(core.limits(0).never_exceed, Duration::from_millis(1950));
+        core.set_move_overhead("400").unwrap();
+        assert_eq!(core.limits(0).never_exceed, Duration::from_millis(1600));
+        for bad in ["-1", "5001", "x", ""] {
+            assert!(core.set_move_overhead(bad).is_err(), "{bad}");
+        }
+        assert_eq!(core.move_overhead, Duration::from_millis(400));
     }
 }

@@ -12,6 +12,7 @@
 
 use super::core::{
     line_problem, pv_text, run_search, Abort, Core, Front, Io, Mode, Search, ENGINE_NAME,
+    MAX_MOVE_OVERHEAD_MS,
 };
 use super::terminal;
 use super::xboard::{thinking_line, Command, CommandError};
@@ -425,6 +426,10 @@ impl Session {
         ));
         self.send("feature option=\"Resign Threshold -spin 0 0 10000\"");
         self.send("feature option=\"Draw Offers -check 1\"");
+        let overhead = self.core.move_overhead.as_millis();
+        self.send(&format!(
+            "feature option=\"Move Overhead -spin {overhead} 0 {MAX_MOVE_OVERHEAD_MS}\""
+        ));
         self.send("feature option=\"Log File -string off\"");
         self.send("feature done=1");
     }
@@ -635,6 +640,11 @@ impl Session {
                 "0" | "false" => self.draw_offers = false,
                 _ => self.send(&format!("Error (Draw Offers must be 0 or 1): {v}")),
             },
+            ("Move Overhead", Some(v)) => {
+                if let Err(e) = self.core.set_move_overhead(v) {
+                    self.send(&format!("Error ({e}): {v}"));
+                }
+            }
             ("Log File", Some(v)) => {
                 let path = (!v.is_empty() && v != "off").then(|| std::path::Path::new(v));
                 if let Err(e) = self.core.io.transcript.open(path) {

@@ -135,7 +135,9 @@ impl UciSession {
                     "UCI_Chess960 must be true or false, not '{value_text}'"
                 )),
             },
-            "move overhead" => core.set_move_overhead(value_text),
+            "move overhead" => core
+                .set_move_overhead(value_text)
+                .map_err(|e| format!("{e}, not '{value_text}'")),
             "clear hash" => {
                 self.searcher.clear();
                 Ok(())
