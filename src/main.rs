@@ -10,11 +10,12 @@ use std::time::Instant;
 #[command(
     name = "kestrel",
     version,
-    about = "A chess engine for the WinBoard/xboard protocol (CECP v2)",
-    long_about = "A chess engine for the WinBoard/xboard protocol (CECP v2).\n\n\
-        Without a subcommand Kestrel reads xboard commands on stdin: load it in XBoard \
-        (xboard -fcp kestrel) or cutechess-cli (proto=xboard), or type commands yourself \
-        (try 'help'). Set RUST_LOG=debug for a debug log on stderr."
+    about = "A chess engine for the WinBoard/xboard protocol (CECP v2) and UCI",
+    long_about = "A chess engine for the WinBoard/xboard protocol (CECP v2) and UCI.\n\n\
+        Without a subcommand Kestrel reads protocol commands on stdin; the first one \
+        chooses: 'uci' starts UCI (any UCI GUI, cutechess-cli proto=uci), anything else \
+        xboard (xboard -fcp kestrel, cutechess-cli proto=xboard), or type commands \
+        yourself (try 'help'). Set RUST_LOG=debug for a debug log on stderr."
 )]
 struct Cli {
     /// Write a transcript of the protocol session (every line in and out, with times).

@@ -1,8 +1,9 @@
-//! Runs the independent python-chess xboard client (`tests/python/xboard_client.py`)
-//! against the real binary. Needs `python3` with `pip install chess`. Under CI (`CI` set
-//! to anything but empty, `0` or `false`) a missing python-chess fails the test; elsewhere
-//! the test is skipped and says so on the terminal (written past the test harness's output
-//! capture, so it shows in a normal `cargo test` run).
+//! Runs the independent python-chess clients (`tests/python/xboard_client.py` over xboard,
+//! `tests/python/uci_client.py` over UCI) against the real binary. Needs `python3` with
+//! `pip install chess`. Under CI (`CI` set to anything but empty, `0` or `false`) a missing
+//! python-chess fails the tests; elsewhere they are skipped and say so on the terminal
+//! (written past the test harness's output capture, so it shows in a normal `cargo test`
+//! run).
 
 use std::io::Write;
 use std::process::Command;
@@ -38,4 +39,33 @@ fn python_chess_client_plays_and_analyses_without_complaint() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "client failed:\n{stdout}\n{stderr}");
     assert!(stdout.contains("ok: 6 games"), "{stdout}");
+}
+
+#[test]
+fn python_chess_uci_client_plays_and_analyses_without_complaint() {
+    let has_chess = Command::new("python3")
+        .args(["-c", "import chess.engine"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has_chess {
+        assert!(
+            !in_ci(),
+            "python3 with python-chess is required in CI (pip install chess)"
+        );
+        let _ = writeln!(
+            std::io::stderr(),
+            "python_chess_uci_client: SKIPPED, python3 with python-chess not found (pip install chess)"
+        );
+        return;
+    }
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/uci_client.py");
+    let out = Command::new("python3")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_kestrel"))
+        .output()
+        .expect("run python3");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "client failed:\n{stdout}\n{stderr}");
+    assert!(stdout.contains("ok: 3 games"), "{stdout}");
 }

@@ -1,76 +1,42 @@
-//! The protocol driver: the one loop that knows the xboard state (which side the engine
-//! plays, force/analyze/ponder, clocks, options) and runs the search in its own thread,
-//! answering input through the search hook while it thinks.
+//! The xboard front end: the loop that knows the xboard state (which side the engine
+//! plays, force/analyze/ponder, options of its own) on top of the shared engine core
+//! (`core`: game, clocks, options, the search hook), answering input through the hook while
+//! it thinks.
 //!
 //! Where things happen:
 //! * `ping` is answered in `Session::handle_harmless` (at once when idle, pondering or
 //!   analysing; queued behind the move while thinking on our own move).
-//! * Time limits are set in `Driver::think` (from `search::time::compute_limits`) and on a
-//!   ponder hit in `Hook::on_input`.
+//! * Time limits are set in `Driver::think` (from `Core::limits`) and on a ponder hit in
+//!   `Session::on_search_input`.
 //! * A move is made in `Session::play_engine_move` (ours) and `Session::user_move` (theirs).
 
+use super::core::{
+    line_problem, pv_text, run_search, Abort, Core, Front, Io, Mode, Search, ENGINE_NAME,
+    MAX_MOVE_OVERHEAD_MS,
+};
 use super::terminal;
-use super::transcript::Transcript;
 use super::xboard::{thinking_line, Command, CommandError};
 use crate::chess::{Color, Move, Piece, Position, Square, STARTPOS_FEN};
-use crate::game::Game;
-use crate::search::time::{compute_limits, SearchClock, TimeControl, TimeLimits};
-use crate::search::{SearchHook, SearchInfo, SearchParams, SearchResult, Searcher};
+use crate::search::time::{TimeControl, TimeLimits};
+use crate::search::{SearchInfo, SearchParams, SearchResult, Searcher};
 use crossbeam_channel::Receiver;
-use std::collections::VecDeque;
 use std::io::Write;
 use std::time::Duration;
 
-const ENGINE_NAME: &str = concat!("Kestrel ", env!("CARGO_PKG_VERSION"));
-/// Lines longer than this are refused (no command needs more than a FEN and a bit).
-const MAX_COMMAND_LEN: usize = 4096;
-
-/// Why a search ended early.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Abort {
-    /// Not aborted by input (finished, or stopped by its time limits).
-    No,
-    /// `?`: move now with the best move so far.
-    MoveNow,
-    /// Another command needs the driver: the search result is not used.
-    Command,
-}
-
-/// What a search is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Mode {
-    /// Our move, on our clock.
-    Think,
-    /// The opponent's time; `expected` is the reply we search as if it were played.
-    Ponder {
-        expected: Option<Move>,
-    },
-    Analyze,
-}
-
 /// Everything the driver knows except the searcher, so the search hook can borrow it.
 struct Session {
-    rx: Receiver<String>,
-    /// Input read during a search and not yet handled, in arrival order.
-    pending: VecDeque<String>,
-    out: Box<dyn Write + Send>,
-    game: Game,
-    chess960: bool,
+    /// Game, clocks and options shared with the UCI front end.
+    core: Core,
     /// The side the engine plays; `None` in force mode.
     engine_color: Option<Color>,
     analyzing: bool,
     paused: bool,
     /// A result was seen or claimed; no thinking until a new game or position.
     game_over: bool,
-    ponder: bool,
     /// We just moved and may ponder on the opponent's time.
     ponder_due: bool,
     post: bool,
-    time_control: TimeControl,
-    time_left: Option<Duration>,
     opponent_time_left: Option<Duration>,
-    max_depth: Option<u32>,
-    nps: Option<u64>,
     excluded: Vec<Move>,
     resign_threshold: i32,
     draw_offers: bool,
@@ -81,9 +47,6 @@ struct Session {
     last_score: Option<i32>,
     hint: Option<Move>,
     edit: Option<EditBoard>,
-    cores: usize,
-    transcript: Transcript,
-    quit: bool,
 }
 
 /// The protocol driver.
@@ -104,26 +67,23 @@ impl Driver {
         out: Box<dyn Write + Send>,
         hash_mb: usize,
     ) -> Driver {
+        Driver::with_io(Io::new(rx, out), hash_mb)
+    }
+
+    /// A driver on a session whose input and output are already open (the first line may
+    /// be queued in `io.pending`).
+    pub fn with_io(io: Io, hash_mb: usize) -> Driver {
         Driver {
             searcher: Searcher::new(hash_mb),
             session: Session {
-                rx,
-                pending: VecDeque::new(),
-                out,
-                game: Game::default(),
-                chess960: false,
+                core: Core::new(io),
                 engine_color: Some(Color::Black),
                 analyzing: false,
                 paused: false,
                 game_over: false,
-                ponder: false,
                 ponder_due: false,
                 post: false,
-                time_control: TimeControl::default(),
-                time_left: None,
                 opponent_time_left: None,
-                max_depth: None,
-                nps: None,
                 excluded: Vec::new(),
                 resign_threshold: 0,
                 draw_offers: true,
@@ -132,24 +92,21 @@ impl Driver {
                 last_score: None,
                 hint: None,
                 edit: None,
-                cores: 1,
-                transcript: Transcript::default(),
-                quit: false,
             },
         }
     }
 
     /// Writes a transcript of the session to `path` (or stops writing with `None`).
     pub fn set_transcript(&mut self, path: Option<&std::path::Path>) -> std::io::Result<()> {
-        self.session.transcript.open(path)
+        self.session.core.io.transcript.open(path)
     }
 
     /// Runs until `quit` or the end of input.
     pub fn run(&mut self) {
-        while !self.session.quit {
+        while !self.session.core.io.quit {
             let s = &self.session;
-            let idle = s.pending.is_empty() && !s.paused && !s.game_over;
-            let to_move = s.game.position().side_to_move();
+            let idle = s.core.io.pending.is_empty() && !s.paused && !s.game_over;
+            let to_move = s.core.game.position().side_to_move();
             if idle && s.analyzing {
                 self.analyze();
                 continue;
@@ -158,14 +115,11 @@ impl Driver {
                 self.think();
                 continue;
             }
-            if idle && s.ponder && s.ponder_due && s.engine_color == Some(!to_move) {
+            if idle && s.core.ponder && s.ponder_due && s.engine_color == Some(!to_move) {
                 self.ponder();
                 continue;
             }
-            let line = match self.session.pending.pop_front() {
-                Some(line) => line,
-                None => self.session.receive(),
-            };
+            let line = self.session.core.io.next_line();
             self.handle_line(&line);
         }
     }
@@ -203,15 +157,15 @@ impl Driver {
             Command::Xboard => {}
             Command::Protover(_) => s.send_features(),
             Command::New => {
-                s.chess960 = false;
+                s.core.chess960 = false;
                 s.new_game(Position::startpos());
                 s.engine_color = if s.analyzing {
                     None
                 } else {
                     Some(Color::Black)
                 };
-                s.max_depth = None;
-                s.time_left = None;
+                s.core.max_depth = None;
+                s.core.time_left = None;
                 s.opponent_time_left = None;
                 s.paused = false;
                 self.searcher.clear();
@@ -221,14 +175,14 @@ impl Driver {
                 "fischerandom" => s.set_chess960(true),
                 other => s.send(&format!("Error (unsupported variant): {other}")),
             },
-            Command::Quit => s.quit = true,
+            Command::Quit => s.core.io.quit = true,
             Command::Force => s.engine_color = None,
             Command::Go => {
-                s.engine_color = Some(s.game.position().side_to_move());
+                s.engine_color = Some(s.core.game.position().side_to_move());
                 s.check_game_over();
             }
             Command::PlayOther => {
-                s.engine_color = Some(!s.game.position().side_to_move());
+                s.engine_color = Some(!s.core.game.position().side_to_move());
                 s.ponder_due = true;
             }
             Command::White => s.engine_color = Some(Color::Black),
@@ -238,18 +192,18 @@ impl Driver {
                 s.game_over = true;
             }
             Command::SetBoard(fen) => s.set_board(&fen),
-            Command::Edit => s.edit = Some(EditBoard::from_position(s.game.position())),
+            Command::Edit => s.edit = Some(EditBoard::from_position(s.core.game.position())),
             Command::Undo => {
-                if s.game.undo() {
+                if s.core.game.undo() {
                     s.position_changed();
                 } else {
                     s.send("Error (no move to undo): undo");
                 }
             }
             Command::Remove => {
-                if s.game.moves().len() >= 2 {
-                    s.game.undo();
-                    s.game.undo();
+                if s.core.game.moves().len() >= 2 {
+                    s.core.game.undo();
+                    s.core.game.undo();
                     s.position_changed();
                 } else {
                     s.send("Error (fewer than two moves to remove): remove");
@@ -263,28 +217,20 @@ impl Driver {
             Command::Pause => s.paused = true,
             Command::Resume => s.paused = false,
             Command::MoveNow => {} // not thinking: nothing to hurry
-            Command::Easy => s.ponder = false,
-            Command::Memory(mb) => {
-                let mb = mb.clamp(1, crate::search::tt::MAX_HASH_MB);
-                if mb != self.searcher.hash_mb() {
-                    self.searcher.set_hash_mb(mb);
-                }
-            }
-            Command::Cores(n) => {
-                s.cores = n.clamp(1, crate::search::MAX_THREADS);
-                self.searcher.set_threads(s.cores);
-            }
+            Command::Easy => s.core.ponder = false,
+            Command::Memory(mb) => s.core.set_hash_mb(&mut self.searcher, mb),
+            Command::Cores(n) => s.core.set_threads(&mut self.searcher, n),
             Command::Option { name, value } => s.set_option(&name, value.as_deref()),
             Command::Exclude(what) => s.exclude(&what, true),
             Command::Include(what) => s.exclude(&what, false),
             Command::SetScore { score, depth } => {
                 // The protocol gives it in favour of the side to move, as the table holds it.
-                let pos = *s.game.position();
+                let pos = *s.core.game.position();
                 self.searcher.set_score(&pos, score, depth);
             }
             Command::Perft(depth) => {
                 let start = std::time::Instant::now();
-                let nodes = crate::chess::perft::perft(s.game.position(), depth);
+                let nodes = crate::chess::perft::perft(s.core.game.position(), depth);
                 let secs = start.elapsed().as_secs_f64();
                 s.send(&format!(
                     "perft {depth}: {nodes} nodes in {secs:.3} s ({:.1} Mnps)",
@@ -292,7 +238,7 @@ impl Driver {
                 ));
             }
             Command::Divide(depth) => {
-                let pos = *s.game.position();
+                let pos = *s.core.game.position();
                 let mut total = 0;
                 for (m, n) in crate::chess::perft::divide(&pos, depth) {
                     total += n;
@@ -317,27 +263,25 @@ impl Driver {
 
     fn think(&mut self) {
         let s = &mut self.session;
-        let pos = *s.game.position();
+        let pos = *s.core.game.position();
         if pos.legal_moves().is_empty() {
             s.check_game_over();
             return;
         }
-        let limits = compute_limits(s.time_control, s.time_left, s.moves_made());
+        let limits = s.core.limits(s.moves_made());
         log::debug!("limits {limits:?}");
         let params = SearchParams {
-            max_depth: s.max_depth,
+            max_depth: s.core.max_depth,
             // `exclude` shapes analysis only: in play every legal move stays a candidate
             // (excluding them all must not leave the engine without a move).
             excluded: Vec::new(),
-            history: s.game.history_keys(),
+            history: s.core.game.history_keys(),
             stop_on_mate: true,
             instant_single_reply: true,
         };
-        let clock = SearchClock::new(limits, s.nps);
-        let mut hook = Hook::new(s, Mode::Think, clock, pos);
-        let result = self.searcher.search(&pos, &params, &mut hook);
-        let abort = hook.abort;
-        if abort != Abort::Command {
+        let mut search = Search::new(Mode::Think, limits, s.core.nps, pos);
+        let result = run_search(&mut self.searcher, s, &mut search, &params);
+        if search.abort != Abort::Command {
             self.session.play_engine_move(&result);
         }
     }
@@ -347,11 +291,11 @@ impl Driver {
     fn ponder(&mut self) {
         let s = &mut self.session;
         s.ponder_due = false;
-        let pos = *s.game.position();
+        let pos = *s.core.game.position();
         let expected = s
             .hint
             .filter(|&m| pos.is_legal(m) && pos.after(m).has_legal_moves());
-        let mut history = s.game.history_keys();
+        let mut history = s.core.game.history_keys();
         let root = match expected {
             Some(m) => {
                 history.push(pos.key());
@@ -363,23 +307,23 @@ impl Driver {
             return;
         }
         let params = SearchParams {
-            max_depth: s.max_depth,
+            max_depth: s.core.max_depth,
             excluded: Vec::new(),
             history,
             stop_on_mate: false,
             instant_single_reply: false,
         };
-        let clock = SearchClock::new(TimeLimits::INFINITE, s.nps);
-        let mut hook = Hook::new(s, Mode::Ponder { expected }, clock, root);
-        let result = self.searcher.search(&root, &params, &mut hook);
-        let (mut hit, abort) = (hook.ponder_hit, hook.abort);
-        let s = &mut self.session;
+        let mode = Mode::Ponder { expected };
+        let mut search = Search::new(mode, TimeLimits::INFINITE, s.core.nps, root);
+        let result = run_search(&mut self.searcher, s, &mut search, &params);
+        let abort = search.abort;
+        let mut hit = expected.filter(|_| search.ponder_hit);
         if let (None, Abort::No, Some(expected)) = (hit, abort, expected) {
             // The search ended on its own before the opponent moved: wait for the move.
             hit = s.wait_for_expected_move(expected);
         }
         if let Some(m) = hit {
-            s.game.play(m);
+            s.core.game.play(m);
             s.excluded.clear();
             if abort != Abort::Command {
                 s.play_engine_move(&result);
@@ -389,76 +333,43 @@ impl Driver {
 
     fn analyze(&mut self) {
         let s = &mut self.session;
-        let pos = *s.game.position();
+        let pos = *s.core.game.position();
         let has_moves = pos.legal_moves().iter().any(|m| !s.excluded.contains(m));
         if has_moves {
             let params = SearchParams {
                 max_depth: None,
                 excluded: s.excluded.clone(),
-                history: s.game.history_keys(),
+                history: s.core.game.history_keys(),
                 stop_on_mate: false,
                 instant_single_reply: false,
             };
-            let clock = SearchClock::new(TimeLimits::INFINITE, s.nps);
-            let mut hook = Hook::new(s, Mode::Analyze, clock, pos);
-            self.searcher.search(&pos, &params, &mut hook);
-            if hook.abort != Abort::No {
+            let mut search = Search::new(Mode::Analyze, TimeLimits::INFINITE, s.core.nps, pos);
+            run_search(&mut self.searcher, s, &mut search, &params);
+            if search.abort != Abort::No {
                 return;
             }
         }
         // Nothing (more) to search here: wait for input rather than search again.
         let s = &mut self.session;
-        let line = s.receive();
-        s.pending.push_back(line);
+        let line = s.core.io.receive();
+        s.core.io.pending.push_back(line);
     }
 }
 
 /// An input line the driver refuses outright (cut, not UTF-8, far too long).
 fn invalid_line(line: &str) -> Option<String> {
-    let preview: String = line.chars().filter(|c| !c.is_control()).take(40).collect();
-    if line.starts_with(super::input::TRUNCATED_MARK) || line.len() > MAX_COMMAND_LEN {
-        Some(format!("Error (line too long): {preview}..."))
-    } else if line.contains('\u{FFFD}') {
-        Some(format!("Error (input is not valid UTF-8): {preview}"))
-    } else {
-        None
-    }
+    line_problem(line).map(|(why, preview)| format!("Error ({why}): {preview}"))
 }
 
 impl Session {
     /// Moves the side to move has made in this game (from its start or set-up position, as
     /// the GUI counts them for `level MPS ...`).
     fn moves_made(&self) -> u32 {
-        self.game.moves().len() as u32 / 2
-    }
-
-    /// The next input line, waiting for it (end of input reads as `quit`).
-    fn receive(&mut self) -> String {
-        let line = self.rx.recv().unwrap_or_else(|_| "quit".into());
-        self.transcript.input(&line);
-        line
-    }
-
-    /// The next input line if one is there.
-    fn try_receive(&mut self) -> Option<String> {
-        match self.rx.try_recv() {
-            Ok(line) => {
-                self.transcript.input(&line);
-                Some(line)
-            }
-            Err(crossbeam_channel::TryRecvError::Empty) => None,
-            Err(crossbeam_channel::TryRecvError::Disconnected) => Some("quit".into()),
-        }
+        self.core.game.moves().len() as u32 / 2
     }
 
     fn send(&mut self, line: &str) {
-        log::debug!("out: {line}");
-        self.transcript.output(line);
-        let ok = writeln!(self.out, "{line}").and_then(|_| self.out.flush());
-        if ok.is_err() {
-            // Nobody listens any more (GUI gone): stop.
-            self.quit = true;
-        }
+        self.core.io.send(line);
     }
 
     fn send_lines(&mut self, lines: Vec<String>) {
@@ -489,7 +400,7 @@ impl Session {
             depth: None,
             nodes: None,
             hash_mb: crate::search::tt::DEFAULT_HASH_MB,
-            threads: self.cores,
+            threads: self.core.threads,
         };
         let mut report = Vec::new();
         run_suite(&entries, &limits, &mut report, &mut std::io::sink());
@@ -515,6 +426,10 @@ impl Session {
         ));
         self.send("feature option=\"Resign Threshold -spin 0 0 10000\"");
         self.send("feature option=\"Draw Offers -check 1\"");
+        let overhead = self.core.move_overhead.as_millis();
+        self.send(&format!(
+            "feature option=\"Move Overhead -spin {overhead} 0 {MAX_MOVE_OVERHEAD_MS}\""
+        ));
         self.send("feature option=\"Log File -string off\"");
         self.send("feature done=1");
     }
@@ -524,27 +439,27 @@ impl Session {
     fn handle_harmless(&mut self, cmd: Command) {
         match cmd {
             Command::Ping(n) => self.send(&format!("pong {n}")),
-            Command::Time(t) => self.time_left = Some(t),
+            Command::Time(t) => self.core.time_left = Some(t),
             Command::Otim(t) => self.opponent_time_left = Some(t),
             Command::Post => self.post = true,
             Command::NoPost => self.post = false,
-            Command::Hard => self.ponder = true,
+            Command::Hard => self.core.ponder = true,
             Command::Level {
                 moves,
                 base,
                 increment,
             } => {
-                self.time_control = TimeControl::Conventional {
+                self.core.time_control = TimeControl::Conventional {
                     moves,
                     base,
                     increment,
                 }
             }
-            Command::St(d) => self.time_control = TimeControl::PerMove(d),
-            Command::Sd(d) => self.max_depth = Some(d),
-            Command::Nps(n) => self.nps = (n > 0).then_some(n),
+            Command::St(d) => self.core.time_control = TimeControl::PerMove(d),
+            Command::Sd(d) => self.core.max_depth = Some(d),
+            Command::Nps(n) => self.core.nps = (n > 0).then_some(n),
             Command::Hint => {
-                let pos = *self.game.position();
+                let pos = *self.core.game.position();
                 if let Some(m) = self.hint.filter(|&m| pos.is_legal(m)) {
                     let text = self.move_text(&pos, m);
                     self.send(&format!("Hint: {text}"));
@@ -555,7 +470,7 @@ impl Session {
                 self.send("");
             }
             Command::Draw => {
-                let dead = self.game.position().is_insufficient_material();
+                let dead = self.core.game.position().is_insufficient_material();
                 let worse = self.last_score.is_some_and(|s| s <= -150);
                 if self.draw_offers && (dead || worse) && !self.game_over {
                     self.send("offer draw");
@@ -563,14 +478,18 @@ impl Session {
             }
             Command::Help => self.send_lines(terminal::help_lines()),
             Command::Display => {
-                let last = self.game.last_move().zip(self.game.position_before_last());
-                let lines = terminal::board_lines(self.game.position(), last);
+                let last = self
+                    .core
+                    .game
+                    .last_move()
+                    .zip(self.core.game.position_before_last());
+                let lines = terminal::board_lines(self.core.game.position(), last);
                 self.send_lines(lines);
             }
-            Command::Moves => self.send_lines(terminal::move_lines(self.game.position())),
-            Command::Eval => self.send_lines(terminal::eval_lines(self.game.position())),
+            Command::Moves => self.send_lines(terminal::move_lines(self.core.game.position())),
+            Command::Eval => self.send_lines(terminal::eval_lines(self.core.game.position())),
             Command::Fen => {
-                let fen = self.game.position().to_fen();
+                let fen = self.core.game.position().to_fen();
                 self.send(&fen);
             }
             // Noted, nothing to do: accepted/rejected features, opponent's name and rating,
@@ -580,15 +499,14 @@ impl Session {
     }
 
     fn set_chess960(&mut self, on: bool) {
-        self.chess960 = on;
-        let mut start = *self.game.position();
+        self.core.chess960 = on;
+        let mut start = *self.core.game.position();
         start.set_chess960(on);
         self.new_game(start);
     }
 
-    fn new_game(&mut self, mut start: Position) {
-        start.set_chess960(self.chess960 || start.is_chess960());
-        self.game = Game::new(start);
+    fn new_game(&mut self, start: Position) {
+        self.core.new_game(start);
         self.game_over = false;
         self.position_changed();
         self.hint = None;
@@ -612,10 +530,10 @@ impl Session {
 
     /// The opponent's (or a user's) move.
     fn user_move(&mut self, text: &str) {
-        let pos = *self.game.position();
+        let pos = *self.core.game.position();
         match pos.parse_move(text) {
             Ok(mv) => {
-                self.game.play(mv);
+                self.core.game.play(mv);
                 self.excluded.clear();
                 if self.engine_color.is_some() && !self.analyzing {
                     self.check_game_over();
@@ -627,7 +545,7 @@ impl Session {
 
     /// Claims the result if the game has ended by the rules.
     fn check_game_over(&mut self) {
-        if let Some(outcome) = self.game.outcome() {
+        if let Some(outcome) = self.core.game.outcome() {
             self.send(&outcome.to_string());
             self.game_over = true;
         }
@@ -639,12 +557,15 @@ impl Session {
             self.check_game_over();
             if !self.game_over {
                 // No move and no result: never spin on searching again; wait for input.
-                log::warn!("search gave no move in {}", self.game.position().to_fen());
+                log::warn!(
+                    "search gave no move in {}",
+                    self.core.game.position().to_fen()
+                );
                 self.engine_color = None;
             }
             return;
         };
-        let pos = *self.game.position();
+        let pos = *self.core.game.position();
         let score = result.score;
         if self.resign_threshold > 0 && score <= -self.resign_threshold {
             self.losing_moves += 1;
@@ -665,7 +586,7 @@ impl Session {
             self.send("offer draw");
         }
         let text = self.move_text(&pos, mv);
-        self.game.play(mv);
+        self.core.game.play(mv);
         self.send(&format!("move {text}"));
         self.excluded.clear();
         self.hint = result.ponder;
@@ -677,32 +598,23 @@ impl Session {
     /// A move as xboard wants it: coordinates, castling as `O-O`/`O-O-O` in Chess960.
     fn move_text(&self, pos: &Position, mv: Move) -> String {
         match pos.castling_side_of(mv) {
-            Some(side) if self.chess960 || pos.is_chess960() => side.notation().to_string(),
+            Some(side) if self.core.chess960 || pos.is_chess960() => side.notation().to_string(),
             _ => pos.coordinate(mv),
         }
     }
 
     fn pv_text(&self, root: &Position, pv: &[Move]) -> String {
-        let mut pos = *root;
-        let mut parts = Vec::with_capacity(pv.len());
-        for &m in pv {
-            if !pos.is_legal(m) {
-                break;
-            }
-            parts.push(self.move_text(&pos, m));
-            pos.play(m);
-        }
-        parts.join(" ")
+        pv_text(root, pv, |pos, m| self.move_text(pos, m))
     }
 
     /// Blocks until the opponent moves. Returns the expected move if that is what came;
     /// anything else is left for the driver.
     fn wait_for_expected_move(&mut self, expected: Move) -> Option<Move> {
         loop {
-            let line = self.receive();
+            let line = self.core.io.receive();
             match Command::parse(&line) {
                 Ok(Command::Move(text))
-                    if self.game.position().parse_move(&text) == Ok(expected) =>
+                    if self.core.game.position().parse_move(&text) == Ok(expected) =>
                 {
                     return Some(expected);
                 }
@@ -710,7 +622,7 @@ impl Session {
                     self.handle_harmless(cmd)
                 }
                 _ => {
-                    self.pending.push_back(line);
+                    self.core.io.pending.push_back(line);
                     return None;
                 }
             }
@@ -728,9 +640,14 @@ impl Session {
                 "0" | "false" => self.draw_offers = false,
                 _ => self.send(&format!("Error (Draw Offers must be 0 or 1): {v}")),
             },
+            ("Move Overhead", Some(v)) => {
+                if let Err(e) = self.core.set_move_overhead(v) {
+                    self.send(&format!("Error ({e}): {v}"));
+                }
+            }
             ("Log File", Some(v)) => {
                 let path = (!v.is_empty() && v != "off").then(|| std::path::Path::new(v));
-                if let Err(e) = self.transcript.open(path) {
+                if let Err(e) = self.core.io.transcript.open(path) {
                     self.send(&format!("Error (cannot open log file: {e}): {v}"));
                 }
             }
@@ -739,7 +656,7 @@ impl Session {
     }
 
     fn exclude(&mut self, what: &str, exclude: bool) {
-        let pos = *self.game.position();
+        let pos = *self.core.game.position();
         if what == "all" {
             self.excluded = if exclude {
                 pos.legal_moves().to_vec()
@@ -767,7 +684,7 @@ impl Session {
         match line {
             "." => {
                 let edit = self.edit.take().unwrap();
-                let fen = edit.to_fen(self.game.position().side_to_move());
+                let fen = edit.to_fen(self.core.game.position().side_to_move());
                 self.set_board(&fen);
             }
             "#" => edit.pieces = [None; 64],
@@ -856,173 +773,91 @@ impl EditBoard {
     }
 }
 
-/// The driver's side of the search: reads input while the search runs, answers what can
-/// be answered at once, queues the rest, and applies the time limits.
-struct Hook<'a> {
-    s: &'a mut Session,
-    mode: Mode,
-    clock: SearchClock,
-    root: Position,
-    abort: Abort,
-    /// The expected move, once the opponent has played it.
-    ponder_hit: Option<Move>,
-    depth: u32,
-    nodes: u64,
-    root_index: usize,
-    root_count: usize,
-    root_move: Move,
-}
-
-impl<'a> Hook<'a> {
-    fn new(s: &'a mut Session, mode: Mode, clock: SearchClock, root: Position) -> Hook<'a> {
-        Hook {
-            s,
-            mode,
-            clock,
-            root,
-            abort: Abort::No,
-            ponder_hit: None,
-            depth: 0,
-            nodes: 0,
-            root_index: 0,
-            root_count: 0,
-            root_move: Move::NONE,
-        }
-    }
-
-    fn stop(&mut self, why: Abort) {
-        if self.abort == Abort::No {
-            self.abort = why;
-        }
+/// The xboard side of the shared search hook: answers what can be answered at once,
+/// queues the rest, and recognises the ponder hit.
+impl Front for Session {
+    fn core(&mut self) -> &mut Core {
+        &mut self.core
     }
 
     /// One line that arrived during the search.
-    fn on_input(&mut self, line: String) {
+    fn on_search_input(&mut self, search: &mut Search, line: String) {
         let parsed = if invalid_line(&line).is_some() {
             Err(CommandError::Unknown(String::new()))
         } else {
             Command::parse(&line)
         };
-        match self.mode {
+        match search.mode {
             Mode::Think => match parsed {
-                Ok(Command::MoveNow) => self.stop(Abort::MoveNow),
+                Ok(Command::MoveNow) => search.stop(Abort::MoveNow),
                 // Errors and harmless commands wait their turn behind the move.
-                Err(_) => self.s.pending.push_back(line),
-                Ok(cmd) if cmd.is_harmless_during_search() => self.s.pending.push_back(line),
+                Err(_) => self.core.io.pending.push_back(line),
+                Ok(cmd) if cmd.is_harmless_during_search() => self.core.io.pending.push_back(line),
                 Ok(_) => {
-                    self.s.pending.push_back(line);
-                    self.stop(Abort::Command);
+                    self.core.io.pending.push_back(line);
+                    search.stop(Abort::Command);
                 }
             },
             Mode::Ponder { expected } => match parsed {
                 Ok(Command::Move(text))
                     if expected.is_some()
-                        && self.s.game.position().parse_move(&text).ok() == expected =>
+                        && self.core.game.position().parse_move(&text).ok() == expected =>
                 {
-                    self.on_ponder_hit(expected.unwrap())
+                    // The hit move is not in the game yet: count it.
+                    let moves_made = (self.core.game.moves().len() as u32).div_ceil(2);
+                    search.on_ponder_hit(self.core.limits(moves_made));
                 }
                 Ok(Command::MoveNow) | Ok(Command::Stat) => {}
-                Ok(cmd) if cmd.is_harmless_during_search() => self.s.handle_harmless(cmd),
-                Err(e) if invalid_line(&line).is_none() => self.s.send_error(&e),
+                Ok(cmd) if cmd.is_harmless_during_search() => self.handle_harmless(cmd),
+                Err(e) if invalid_line(&line).is_none() => self.send_error(&e),
                 _ => {
-                    self.s.pending.push_back(line);
-                    self.stop(Abort::Command);
+                    self.core.io.pending.push_back(line);
+                    search.stop(Abort::Command);
                 }
             },
             Mode::Analyze => match parsed {
-                Ok(Command::Stat) => self.send_stat(),
+                Ok(Command::Stat) => self.send_stat(search),
                 Ok(Command::MoveNow) => {}
-                Ok(cmd) if cmd.is_harmless_during_search() => self.s.handle_harmless(cmd),
-                Err(e) if invalid_line(&line).is_none() => self.s.send_error(&e),
+                Ok(cmd) if cmd.is_harmless_during_search() => self.handle_harmless(cmd),
+                Err(e) if invalid_line(&line).is_none() => self.send_error(&e),
                 _ => {
-                    self.s.pending.push_back(line);
-                    self.stop(Abort::Command);
+                    self.core.io.pending.push_back(line);
+                    search.stop(Abort::Command);
                 }
             },
         }
     }
 
-    /// The opponent played the move we pondered on: the search becomes our timed search.
-    fn on_ponder_hit(&mut self, played: Move) {
-        self.ponder_hit = Some(played);
-        self.mode = Mode::Think;
-        // The hit move is not in the game yet: count it.
-        let moves_made = (self.s.game.moves().len() as u32).div_ceil(2);
-        let limits = compute_limits(self.s.time_control, self.s.time_left, moves_made);
-        self.clock.ponder_hit(limits, self.nodes);
-    }
-
-    fn send_stat(&mut self) {
-        let cs = self.clock.elapsed(self.nodes).as_millis() / 10;
-        let left = self.root_count.saturating_sub(self.root_index + 1);
-        let name = if self.root_move.is_none() {
-            String::new()
-        } else {
-            format!(" {}", self.s.move_text(&self.root, self.root_move))
-        };
-        let line = format!(
-            "stat01: {cs} {} {} {left} {}{name}",
-            self.nodes, self.depth, self.root_count
-        );
-        self.s.send(&line);
-    }
-}
-
-impl SearchHook for Hook<'_> {
-    fn poll(&mut self, nodes: u64) -> bool {
-        self.nodes = nodes;
-        while self.abort == Abort::No {
-            match self.s.try_receive() {
-                Some(line) => self.on_input(line),
-                None => break,
-            }
-        }
-        if self.abort != Abort::No {
-            return true;
-        }
-        self.mode == Mode::Think && self.clock.past_never_exceed(nodes)
-    }
-
-    fn may_start_iteration(&mut self, depth: u32, nodes: u64) -> bool {
-        self.depth = depth;
-        self.nodes = nodes;
-        if self.poll(nodes) {
-            return false;
-        }
-        self.mode != Mode::Think || !self.clock.past_no_new_iteration(nodes)
-    }
-
-    fn may_search_next_root_move(&mut self, nodes: u64, score_dropped: bool) -> bool {
-        self.nodes = nodes;
-        if self.poll(nodes) {
-            return false;
-        }
-        self.mode != Mode::Think || score_dropped || !self.clock.past_no_new_move(nodes)
-    }
-
-    fn report(&mut self, info: &SearchInfo) {
-        self.depth = info.depth;
-        self.nodes = info.nodes;
-        if let Some(best) = info.pv.first() {
-            self.clock.note_best(best.bits(), info.score);
-        }
-        if self.s.post || self.mode == Mode::Analyze {
-            let pv = self.s.pv_text(&self.root, &info.pv);
+    fn on_report(&mut self, search: &Search, info: &SearchInfo) {
+        if self.post || search.mode == Mode::Analyze {
+            let pv = self.pv_text(&search.root, &info.pv);
             let line = thinking_line(
                 info.depth,
                 info.score,
-                self.clock.elapsed(info.nodes),
+                search.clock.elapsed(info.nodes),
                 info.nodes,
                 info.seldepth,
                 &pv,
             );
-            self.s.send(&line);
+            self.send(&line);
         }
     }
+}
 
-    fn root_move(&mut self, index: usize, count: usize, mv: Move) {
-        self.root_index = index;
-        self.root_count = count;
-        self.root_move = mv;
+impl Session {
+    /// `.` in analysis: `stat01: time nodes depth moves-left total-moves current-move`.
+    fn send_stat(&mut self, search: &Search) {
+        let cs = search.clock.elapsed(search.nodes).as_millis() / 10;
+        let left = search.root_count.saturating_sub(search.root_index + 1);
+        let name = if search.root_move.is_none() {
+            String::new()
+        } else {
+            format!(" {}", self.move_text(&search.root, search.root_move))
+        };
+        let line = format!(
+            "stat01: {cs} {} {} {left} {}{name}",
+            search.nodes, search.depth, search.root_count
+        );
+        self.send(&line);
     }
 }

@@ -1,20 +1,51 @@
-//! The xboard protocol: `input` (the reader thread), `xboard` (command parsing and reply
-//! formatting), `driver` (the loop and its state).
+//! The protocols: `input` (the reader thread), `core` (what both protocols share: session
+//! I/O, game, options, clocks, the search hook), and two front ends on it: xboard (`xboard`
+//! parses and formats, `driver` is its loop and state) and UCI (`uci` parses and formats,
+//! `uci_session` is its loop). The first command chooses: `uci` starts UCI, anything else
+//! (`xboard`, `protover`, a terminal command) the xboard driver.
 
+pub mod core;
 pub mod driver;
 pub mod input;
 pub mod terminal;
 pub mod transcript;
+pub mod uci;
+pub mod uci_session;
 pub mod xboard;
+
+use crossbeam_channel::Receiver;
+use std::io::Write;
 
 /// Runs a protocol session on stdin/stdout until `quit` or end of input, writing a
 /// transcript to `log` if given.
 pub fn run_stdio(log: Option<&std::path::Path>) -> std::io::Result<()> {
     ignore_sigint();
     let rx = input::spawn_reader(std::io::BufReader::new(std::io::stdin()));
-    let mut driver = driver::Driver::new(rx, Box::new(std::io::stdout()));
-    driver.set_transcript(log)?;
-    driver.run();
+    run_session(rx, Box::new(std::io::stdout()), log)
+}
+
+/// Runs a session on lines from `rx`, in the protocol its first command chooses.
+pub fn run_session(
+    rx: Receiver<String>,
+    out: Box<dyn Write + Send>,
+    log: Option<&std::path::Path>,
+) -> std::io::Result<()> {
+    let mut io = core::Io::new(rx, out);
+    io.transcript.open(log)?;
+    // Blank lines before the first command mean nothing in either protocol.
+    let first = loop {
+        let line = io.receive();
+        if !line.trim().is_empty() {
+            break line;
+        }
+    };
+    let is_uci = first.trim() == "uci";
+    io.pending.push_back(first);
+    if is_uci {
+        uci_session::UciSession::new(io).run();
+    } else {
+        driver::Driver::with_io(io, crate::search::tt::DEFAULT_HASH_MB).run();
+    }
     Ok(())
 }
 

@@ -229,6 +229,11 @@ impl Searcher {
         self.main.tt.megabytes()
     }
 
+    /// The shared transposition table (for reading how full it is during a search).
+    pub fn table(&self) -> Arc<TranspositionTable> {
+        Arc::clone(&self.main.tt)
+    }
+
     /// Forget everything learned (a new game).
     pub fn clear(&mut self) {
         self.set_hash_mb(self.hash_mb());

@@ -65,23 +65,40 @@ const GUESSED_MOVES_TO_GO: u32 = 30;
 
 /// Part of a clock that may be spent: all but the safety margin, or half of a clock that
 /// is nearly gone.
+#[cfg(test)]
 fn spendable(left: Duration) -> Duration {
-    if left > SAFETY_MARGIN * 2 {
-        left - SAFETY_MARGIN
+    spendable_with(left, SAFETY_MARGIN)
+}
+
+/// `spendable` with the margin (the move overhead) given.
+fn spendable_with(left: Duration, margin: Duration) -> Duration {
+    if left > margin * 2 {
+        left - margin
     } else {
         left / 2
     }
 }
 
-/// Computes the limits for one move.
+/// Computes the limits for one move, keeping `SAFETY_MARGIN` back.
 ///
 /// * `time_left`: our clock (from `time`); `None` if the GUI never sent one.
 /// * `moves_made`: moves we have played so far in this game (for `level 40 ...`).
 pub fn compute_limits(tc: TimeControl, time_left: Option<Duration>, moves_made: u32) -> TimeLimits {
-    let margin = spendable;
+    compute_limits_with_margin(tc, time_left, moves_made, SAFETY_MARGIN)
+}
+
+/// `compute_limits` with the margin kept back from every clock reading given (the engine's
+/// Move Overhead option; `SAFETY_MARGIN` by default).
+pub fn compute_limits_with_margin(
+    tc: TimeControl,
+    time_left: Option<Duration>,
+    moves_made: u32,
+    safety_margin: Duration,
+) -> TimeLimits {
+    let margin = |left| spendable_with(left, safety_margin);
     match tc {
         TimeControl::PerMove(per_move) => {
-            let mut hard = per_move.saturating_sub(SAFETY_MARGIN.min(per_move / 4));
+            let mut hard = per_move.saturating_sub(safety_margin.min(per_move / 4));
             if let Some(left) = time_left {
                 hard = hard.min(margin(left));
             }

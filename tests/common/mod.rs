@@ -7,6 +7,10 @@
 //! go unseen. `expect_move` also pings after the move and fails on anything but thinking
 //! output between the move and the pong (a result claim, an error, a second move);
 //! `expect_move_and_after` hands those lines to the test instead.
+//!
+//! For UCI: `started_uci`, `ready` (`isready` ... `readyok`), `expect_bestmove`,
+//! `expect_silence_of`, and `uci_info` to read `info` lines; they fail on an unexpected
+//! `info string error` the same way.
 
 #![allow(dead_code)]
 
@@ -31,11 +35,13 @@ pub struct Engine {
     replay: std::collections::VecDeque<String>,
 }
 
-/// An error reply from the engine: refused command, refused move or refused position.
+/// An error reply from the engine: refused command, refused move or refused position
+/// (xboard), or an `info string error` (UCI).
 pub fn is_error(line: &str) -> bool {
     line.starts_with("Error")
         || line.starts_with("Illegal move")
         || line.starts_with("tellusererror")
+        || line.starts_with("info string error")
 }
 
 /// One line of thinking output: `ply score time nodes [seldepth nps tbhits]<TAB>pv`.
@@ -295,5 +301,104 @@ impl Drop for Engine {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// One UCI `info` line with a score (`info depth D seldepth S score cp|mate N ... pv ...`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct UciInfo {
+    pub depth: u32,
+    pub seldepth: u32,
+    /// `cp N` or `mate N`, as written.
+    pub score: String,
+    pub nodes: u64,
+    /// Milliseconds since the search started.
+    pub time: u64,
+    pub pv: Vec<String>,
+}
+
+/// Parses an `info` line that reports an iteration (it has a score); `None` for other lines
+/// (`currmove` progress, `info string`, anything else).
+pub fn uci_info(line: &str) -> Option<UciInfo> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    if words.first() != Some(&"info") {
+        return None;
+    }
+    let after = |key: &str| words.iter().position(|&w| w == key).map(|i| i + 1);
+    let number = |key: &str| -> Option<u64> { words.get(after(key)?)?.parse().ok() };
+    let score_at = after("score")?;
+    let score = words.get(score_at..score_at + 2)?.join(" ");
+    Some(UciInfo {
+        depth: number("depth")? as u32,
+        seldepth: number("seldepth")? as u32,
+        score,
+        nodes: number("nodes")?,
+        time: number("time")?,
+        pv: match after("pv") {
+            Some(i) => words[i..].iter().map(|w| w.to_string()).collect(),
+            None => Vec::new(),
+        },
+    })
+}
+
+impl Engine {
+    /// Started and through the UCI handshake (`uci` ... `uciok`).
+    pub fn started_uci() -> Engine {
+        let mut e = Engine::start();
+        e.uci_handshake();
+        e
+    }
+
+    /// Sends `uci` and returns the lines before `uciok`.
+    pub fn uci_handshake(&mut self) -> Vec<String> {
+        self.send("uci");
+        self.wait_for("uciok", Duration::from_secs(10), |l| l == "uciok")
+            .1
+    }
+
+    /// Sends `isready` and waits for `readyok`; returns the lines in between.
+    pub fn ready(&mut self) -> Vec<String> {
+        self.send("isready");
+        self.wait_for("readyok", Duration::from_secs(20), |l| l == "readyok")
+            .1
+    }
+
+    /// Waits for `bestmove X [ponder Y]`; returns X, Y and the lines before it.
+    pub fn expect_bestmove(&mut self, timeout: Duration) -> (String, Option<String>, Vec<String>) {
+        let (line, before) = self.wait_for("bestmove", timeout, |l| l.starts_with("bestmove"));
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let best = words
+            .get(1)
+            .unwrap_or_else(|| panic!("bare bestmove: {line}"));
+        let ponder = match words.get(2..) {
+            Some(["ponder", m]) => Some(m.to_string()),
+            Some([]) => None,
+            _ => panic!("malformed bestmove line: {line}"),
+        };
+        (best.to_string(), ponder, before)
+    }
+}
+
+impl Engine {
+    /// Reads for `quiet`; fails if a line starting with `prefix` (or an unexpected error)
+    /// arrives. Other lines (search output) are passed by.
+    pub fn expect_silence_of(&mut self, prefix: &str, quiet: Duration) {
+        let deadline = Instant::now() + quiet;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return;
+            }
+            match self.next_line(left) {
+                None => return,
+                Some(line) if line.starts_with(prefix) => {
+                    panic!("expected no '{prefix}' yet, got: {line}")
+                }
+                Some(line) if is_error(&line) && !self.errors_allowed => {
+                    panic!("unexpected error reply: {line}")
+                }
+                Some(_) => {}
+            }
+        }
     }
 }

@@ -1,0 +1,295 @@
+//! The UCI language: parsing command lines and formatting replies. No state.
+
+use std::time::Duration;
+
+/// One UCI command, with its arguments checked.
+#[derive(Clone, Debug, PartialEq)]
+pub enum UciCommand {
+    Uci,
+    Debug,
+    IsReady,
+    SetOption {
+        name: String,
+        value: Option<String>,
+    },
+    Register,
+    UciNewGame,
+    /// `position startpos|fen FEN [moves ...]`; `fen` is `None` for the start position.
+    Position {
+        fen: Option<String>,
+        moves: Vec<String>,
+    },
+    Go(GoParams),
+    Stop,
+    PonderHit,
+    Quit,
+}
+
+/// The limits and modes of a `go` command. Times are in milliseconds on the wire.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GoParams {
+    pub wtime: Option<Duration>,
+    pub btime: Option<Duration>,
+    pub winc: Option<Duration>,
+    pub binc: Option<Duration>,
+    pub movestogo: Option<u32>,
+    pub movetime: Option<Duration>,
+    pub depth: Option<u32>,
+    pub nodes: Option<u64>,
+    /// Look for a mate in this many moves.
+    pub mate: Option<u32>,
+    pub infinite: bool,
+    pub ponder: bool,
+    pub searchmoves: Vec<String>,
+}
+
+/// Times beyond a week are capped (milliseconds).
+const MAX_MS: i64 = 7 * 24 * 3600 * 1000;
+
+const GO_KEYWORDS: [&str; 12] = [
+    "wtime",
+    "btime",
+    "winc",
+    "binc",
+    "movestogo",
+    "movetime",
+    "depth",
+    "nodes",
+    "mate",
+    "infinite",
+    "ponder",
+    "searchmoves",
+];
+
+fn value<'a>(tokens: &mut impl Iterator<Item = &'a str>, key: &str) -> Result<&'a str, String> {
+    tokens
+        .next()
+        .ok_or_else(|| format!("go {key} needs a value"))
+}
+
+/// Milliseconds; a negative clock (some GUIs send one after a flag fall) counts as zero.
+fn millis<'a>(tokens: &mut impl Iterator<Item = &'a str>, key: &str) -> Result<Duration, String> {
+    let v = value(tokens, key)?;
+    let ms: i64 = v
+        .parse()
+        .map_err(|_| format!("go {key} must be milliseconds, not '{v}'"))?;
+    Ok(Duration::from_millis(ms.clamp(0, MAX_MS) as u64))
+}
+
+fn count<'a, T: std::str::FromStr>(
+    tokens: &mut impl Iterator<Item = &'a str>,
+    key: &str,
+) -> Result<T, String> {
+    let v = value(tokens, key)?;
+    v.parse()
+        .map_err(|_| format!("go {key} must be a non-negative number, not '{v}'"))
+}
+
+fn go(args: &str) -> Result<GoParams, String> {
+    let mut p = GoParams::default();
+    let mut tokens = args.split_whitespace().peekable();
+    while let Some(key) = tokens.next() {
+        match key {
+            "wtime" => p.wtime = Some(millis(&mut tokens, key)?),
+            "btime" => p.btime = Some(millis(&mut tokens, key)?),
+            "winc" => p.winc = Some(millis(&mut tokens, key)?),
+            "binc" => p.binc = Some(millis(&mut tokens, key)?),
+            "movetime" => p.movetime = Some(millis(&mut tokens, key)?),
+            "movestogo" => p.movestogo = Some(count(&mut tokens, key)?).filter(|&n| n > 0),
+            "depth" => p.depth = Some(count::<u32>(&mut tokens, key)?.max(1)),
+            "nodes" => p.nodes = Some(count::<u64>(&mut tokens, key)?.max(1)),
+            "mate" => p.mate = Some(count::<u32>(&mut tokens, key)?.max(1)),
+            "infinite" => p.infinite = true,
+            "ponder" => p.ponder = true,
+            "searchmoves" => {
+                while let Some(m) = tokens.next_if(|t| !GO_KEYWORDS.contains(t)) {
+                    p.searchmoves.push(m.to_string());
+                }
+            }
+            other => return Err(format!("unknown go parameter '{other}'")),
+        }
+    }
+    Ok(p)
+}
+
+fn position(args: &str) -> Result<UciCommand, String> {
+    let tokens: Vec<&str> = args.split_whitespace().collect();
+    let split = tokens.iter().position(|&t| t == "moves");
+    let (setup, moves) = match split {
+        Some(i) => (&tokens[..i], &tokens[i + 1..]),
+        None => (&tokens[..], &[][..]),
+    };
+    let moves = moves.iter().map(|m| m.to_string()).collect();
+    let fen = match setup {
+        ["startpos"] => None,
+        ["fen", fen @ ..] if !fen.is_empty() => Some(fen.join(" ")),
+        ["fen"] => return Err("position fen needs a FEN".into()),
+        _ => {
+            return Err(format!(
+                "position needs 'startpos' or 'fen FEN', not '{}'",
+                setup.join(" ")
+            ))
+        }
+    };
+    Ok(UciCommand::Position { fen, moves })
+}
+
+/// `setoption name NAME [value VALUE]`; names and values may hold spaces.
+fn setoption(args: &str) -> Result<UciCommand, String> {
+    let Some(rest) = args.strip_prefix("name") else {
+        return Err("setoption needs 'name NAME [value VALUE]'".into());
+    };
+    let rest = rest.trim();
+    let (name, value) = match rest.split_once(" value") {
+        Some((n, v)) if v.is_empty() || v.starts_with(char::is_whitespace) => {
+            (n.trim(), Some(v.trim().to_string()))
+        }
+        _ => (rest, None),
+    };
+    if name.is_empty() {
+        return Err("setoption needs an option name".into());
+    }
+    Ok(UciCommand::SetOption {
+        name: name.to_string(),
+        value,
+    })
+}
+
+impl UciCommand {
+    /// Parses one input line; the error says why it is not a command.
+    pub fn parse(line: &str) -> Result<UciCommand, String> {
+        let line = line.trim();
+        let (word, args) = match line.split_once(char::is_whitespace) {
+            Some((w, a)) => (w, a.trim()),
+            None => (line, ""),
+        };
+        use UciCommand::*;
+        Ok(match word {
+            "uci" => Uci,
+            "debug" => Debug,
+            "isready" => IsReady,
+            "setoption" => setoption(args)?,
+            "register" => Register,
+            "ucinewgame" => UciNewGame,
+            "position" => position(args)?,
+            "go" => Go(go(args)?),
+            "stop" => Stop,
+            "ponderhit" => PonderHit,
+            "quit" => Quit,
+            _ => return Err(format!("unknown command: {line}")),
+        })
+    }
+}
+
+/// A score as UCI wants it: `cp N`, or `mate N` in moves (negative when being mated).
+pub fn score_text(score: i32) -> String {
+    if crate::search::is_mate_score(score) {
+        format!("mate {}", crate::search::mate_in_moves(score))
+    } else {
+        format!("cp {score}")
+    }
+}
+
+/// What an `info` line for a finished iteration carries.
+pub struct InfoLine<'a> {
+    pub depth: u32,
+    pub seldepth: u32,
+    pub score: i32,
+    pub nodes: u64,
+    pub elapsed: Duration,
+    /// Permille of the hash table in use.
+    pub hashfull: usize,
+    pub pv: &'a str,
+}
+
+impl InfoLine<'_> {
+    pub fn format(&self) -> String {
+        let ms = self.elapsed.as_millis();
+        let nps = (self.nodes as f64 / self.elapsed.as_secs_f64().max(0.001)) as u64;
+        let mut line = format!(
+            "info depth {} seldepth {} score {} nodes {} nps {nps} hashfull {} time {ms}",
+            self.depth,
+            self.seldepth,
+            score_text(self.score),
+            self.nodes,
+            self.hashfull
+        );
+        if !self.pv.is_empty() {
+            line.push_str(" pv ");
+            line.push_str(self.pv);
+        }
+        line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_go() {
+        let Ok(UciCommand::Go(p)) =
+            UciCommand::parse("go wtime 1000 btime -5 winc 10 binc 20 movestogo 7")
+        else {
+            panic!()
+        };
+        assert_eq!(p.wtime, Some(Duration::from_millis(1000)));
+        assert_eq!(p.btime, Some(Duration::ZERO));
+        assert_eq!(p.binc, Some(Duration::from_millis(20)));
+        assert_eq!(p.movestogo, Some(7));
+        let Ok(UciCommand::Go(p)) = UciCommand::parse("go searchmoves e2e4 d2d4 depth 3 ponder")
+        else {
+            panic!()
+        };
+        assert_eq!(p.searchmoves, ["e2e4", "d2d4"]);
+        assert_eq!(p.depth, Some(3));
+        assert!(p.ponder);
+        assert!(UciCommand::parse("go depth x").is_err());
+        assert!(UciCommand::parse("go wtime").is_err());
+        assert!(UciCommand::parse("go sideways").is_err());
+    }
+
+    #[test]
+    fn parses_position_and_setoption() {
+        assert_eq!(
+            UciCommand::parse("position startpos moves e2e4 e7e5"),
+            Ok(UciCommand::Position {
+                fen: None,
+                moves: vec!["e2e4".into(), "e7e5".into()]
+            })
+        );
+        assert_eq!(
+            UciCommand::parse("position fen 8/8/8/8/8/8/8/K1k5 w - - 0 1"),
+            Ok(UciCommand::Position {
+                fen: Some("8/8/8/8/8/8/8/K1k5 w - - 0 1".into()),
+                moves: vec![]
+            })
+        );
+        assert!(UciCommand::parse("position").is_err());
+        assert!(UciCommand::parse("position fen").is_err());
+        assert!(UciCommand::parse("position somewhere").is_err());
+        assert_eq!(
+            UciCommand::parse("setoption name Move Overhead value 100"),
+            Ok(UciCommand::SetOption {
+                name: "Move Overhead".into(),
+                value: Some("100".into())
+            })
+        );
+        assert_eq!(
+            UciCommand::parse("setoption name Clear Hash"),
+            Ok(UciCommand::SetOption {
+                name: "Clear Hash".into(),
+                value: None
+            })
+        );
+    }
+
+    #[test]
+    fn scores() {
+        use crate::search::MATE;
+        assert_eq!(score_text(35), "cp 35");
+        assert_eq!(score_text(MATE - 1), "mate 1");
+        assert_eq!(score_text(MATE - 3), "mate 2");
+        assert_eq!(score_text(-MATE + 2), "mate -1");
+    }
+}

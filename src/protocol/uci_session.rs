@@ -1,0 +1,379 @@
+//! The UCI front end: the loop that turns UCI commands into calls on the engine core, and
+//! its side of the shared search hook (`isready`, `stop`, `ponderhit` during a search).
+//!
+//! A search in `go infinite` or `go ponder` never ends with a `bestmove` on its own: if it
+//! runs out of depth it waits for `stop` or `ponderhit` (`UciSession::finish`).
+
+use super::core::{
+    line_problem, pv_text, run_search, Abort, Core, Front, Io, Mode, Search, ENGINE_AUTHOR,
+    ENGINE_NAME, MAX_MOVE_OVERHEAD_MS,
+};
+use super::uci::{GoParams, InfoLine, UciCommand};
+use crate::chess::{Color, Move, Position};
+use crate::game::Game;
+use crate::search::time::{TimeControl, TimeLimits};
+use crate::search::tt::{TranspositionTable, DEFAULT_HASH_MB, MAX_HASH_MB};
+use crate::search::{SearchInfo, SearchParams, Searcher, MAX_THREADS};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// `currmove` lines start after this much of a search.
+const CURRMOVE_AFTER: Duration = Duration::from_secs(1);
+
+/// A UCI session: the searcher beside the state the search hook borrows.
+pub struct UciSession {
+    searcher: Searcher,
+    front: UciFront,
+}
+
+/// Everything but the searcher.
+struct UciFront {
+    core: Core,
+    /// The searcher's table, for `hashfull` during a search.
+    table: Arc<TranspositionTable>,
+    /// The last `go` gave a clock or a move time (a ponder hit then starts a timed search).
+    timed: bool,
+}
+
+impl UciSession {
+    /// A session on `io`; the `uci` line that chose the protocol is still to be read.
+    pub fn new(io: Io) -> UciSession {
+        let searcher = Searcher::new(DEFAULT_HASH_MB);
+        let table = searcher.table();
+        UciSession {
+            searcher,
+            front: UciFront {
+                core: Core::new(io),
+                table,
+                timed: false,
+            },
+        }
+    }
+
+    /// Runs until `quit` or the end of input.
+    pub fn run(&mut self) {
+        while !self.front.core.io.quit {
+            let line = self.front.core.io.next_line();
+            self.handle_line(&line);
+        }
+    }
+
+    fn handle_line(&mut self, line: &str) {
+        log::debug!("in: {line}");
+        if let Some((why, preview)) = line_problem(line) {
+            self.front.error(&format!("{why}: {preview}"));
+            return;
+        }
+        if line.trim().is_empty() {
+            return;
+        }
+        let front = &mut self.front;
+        match UciCommand::parse(line) {
+            Ok(UciCommand::Uci) => front.send_id(),
+            Ok(UciCommand::IsReady) => front.core.send("readyok"),
+            Ok(UciCommand::SetOption { name, value }) => self.set_option(&name, value.as_deref()),
+            Ok(UciCommand::UciNewGame) => {
+                self.searcher.clear();
+                front.core.new_game(Position::startpos());
+            }
+            Ok(UciCommand::Position { fen, moves }) => front.set_position(fen.as_deref(), &moves),
+            Ok(UciCommand::Go(params)) => self.go(params),
+            Ok(UciCommand::Quit) => front.core.io.quit = true,
+            // No search to stop or to turn into ours; nothing to register or debug.
+            Ok(UciCommand::Stop | UciCommand::PonderHit | UciCommand::Debug) => {}
+            Ok(UciCommand::Register) => {}
+            Err(e) => front.error(&e),
+        }
+    }
+
+    fn set_option(&mut self, name: &str, value: Option<&str>) {
+        let front = &mut self.front;
+        let core = &mut front.core;
+        let value_text = value.unwrap_or("");
+        let number = |max: usize| {
+            value_text
+                .trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|n| (1..=max).contains(n))
+        };
+        let check = match value_text.trim() {
+            "true" => Some(true),
+            "false" => Some(false),
+            _ => None,
+        };
+        let result = match name.to_ascii_lowercase().as_str() {
+            "hash" => match number(MAX_HASH_MB) {
+                Some(mb) => {
+                    core.set_hash_mb(&mut self.searcher, mb);
+                    Ok(())
+                }
+                None => Err(format!("Hash must be 1-{MAX_HASH_MB}, not '{value_text}'")),
+            },
+            "threads" => match number(MAX_THREADS) {
+                Some(n) => {
+                    core.set_threads(&mut self.searcher, n);
+                    Ok(())
+                }
+                None => Err(format!(
+                    "Threads must be 1-{MAX_THREADS}, not '{value_text}'"
+                )),
+            },
+            "ponder" => match check {
+                Some(on) => {
+                    core.ponder = on;
+                    Ok(())
+                }
+                None => Err(format!("Ponder must be true or false, not '{value_text}'")),
+            },
+            "uci_chess960" => match check {
+                Some(on) => {
+                    core.chess960 = on;
+                    Ok(())
+                }
+                None => Err(format!(
+                    "UCI_Chess960 must be true or false, not '{value_text}'"
+                )),
+            },
+            "move overhead" => core
+                .set_move_overhead(value_text)
+                .map_err(|e| format!("{e}, not '{value_text}'")),
+            "clear hash" => {
+                self.searcher.clear();
+                Ok(())
+            }
+            _ => Err(format!("unknown option '{name}'")),
+        };
+        front.table = self.searcher.table();
+        if let Err(e) = result {
+            front.error(&e);
+        }
+    }
+
+    /// `go`: searches the current position and answers with `bestmove`.
+    fn go(&mut self, go: GoParams) {
+        let front = &mut self.front;
+        let pos = *front.core.game.position();
+        let legal = pos.legal_moves();
+        let mut excluded = Vec::new();
+        if !go.searchmoves.is_empty() {
+            let mut allowed = Vec::new();
+            for text in &go.searchmoves {
+                match pos.parse_coordinate(text) {
+                    Ok(m) => allowed.push(m),
+                    Err(e) => front.error(&format!("searchmoves: {text}: {e}")),
+                }
+            }
+            if !allowed.is_empty() {
+                excluded = legal
+                    .iter()
+                    .copied()
+                    .filter(|m| !allowed.contains(m))
+                    .collect();
+            }
+        }
+        let limits = front.set_clock(&go, pos.side_to_move());
+        let mode = if go.infinite {
+            Mode::Analyze
+        } else if go.ponder {
+            Mode::Ponder { expected: None }
+        } else {
+            Mode::Think
+        };
+        let timed_move = mode == Mode::Think && front.timed;
+        let params = SearchParams {
+            max_depth: go.depth.or(go.mate.map(|n| 2 * n)),
+            excluded,
+            history: front.core.game.history_keys(),
+            stop_on_mate: timed_move || go.mate.is_some(),
+            instant_single_reply: timed_move,
+        };
+        let start_limits = if mode == Mode::Think {
+            limits
+        } else {
+            TimeLimits::INFINITE
+        };
+        let mut search = Search::new(mode, start_limits, None, pos);
+        search.max_nodes = go.nodes;
+        front.table = self.searcher.table();
+        let mut best = None;
+        let mut ponder = None;
+        if !legal.is_empty() {
+            let result = run_search(&mut self.searcher, front, &mut search, &params);
+            best = result.best.filter(|&m| pos.is_legal(m));
+            ponder = result.ponder;
+        }
+        front.finish(&mut search);
+        let Some(best) = best.or_else(|| legal.iter().copied().next()) else {
+            front.core.send("bestmove 0000");
+            return;
+        };
+        let after = pos.after(best);
+        let mut line = format!("bestmove {}", pos.coordinate(best));
+        if let Some(reply) = ponder.filter(|&m| after.is_legal(m)) {
+            line.push_str(&format!(" ponder {}", after.coordinate(reply)));
+        }
+        front.core.send(&line);
+    }
+}
+
+impl UciFront {
+    fn error(&mut self, what: &str) {
+        self.core.send(&format!("info string error: {what}"));
+    }
+
+    fn send_id(&mut self) {
+        let lines = [
+            format!("id name {ENGINE_NAME}"),
+            format!("id author {ENGINE_AUTHOR}"),
+            format!("option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}"),
+            format!("option name Threads type spin default 1 min 1 max {MAX_THREADS}"),
+            "option name Ponder type check default false".to_string(),
+            format!(
+                "option name Move Overhead type spin default {} min 0 max {MAX_MOVE_OVERHEAD_MS}",
+                self.core.move_overhead.as_millis()
+            ),
+            "option name UCI_Chess960 type check default false".to_string(),
+            "option name Clear Hash type button".to_string(),
+            "uciok".to_string(),
+        ];
+        for line in lines {
+            self.core.send(&line);
+        }
+    }
+
+    /// `position`: the new game, or an error and the old position kept.
+    fn set_position(&mut self, fen: Option<&str>, moves: &[String]) {
+        let start = match fen {
+            None => Position::startpos(),
+            Some(fen) => match Position::from_fen(fen) {
+                Ok(pos) => pos,
+                Err(e) => {
+                    self.error(&format!("bad FEN ({e}): {fen}"));
+                    return;
+                }
+            },
+        };
+        let mut start = start;
+        start.set_chess960(self.core.chess960 || start.is_chess960());
+        let mut game = Game::new(start);
+        for text in moves {
+            match game.position().parse_coordinate(text) {
+                Ok(m) => game.play(m),
+                Err(e) => {
+                    self.error(&format!("illegal move {text} ({e}); position unchanged"));
+                    return;
+                }
+            }
+        }
+        self.core.game = game;
+    }
+
+    /// Sets the core's clock from `go` and returns the limits for our move (infinite when
+    /// `go` gave no time at all).
+    fn set_clock(&mut self, go: &GoParams, us: Color) -> TimeLimits {
+        let (time, increment) = match us {
+            Color::White => (go.wtime, go.winc),
+            Color::Black => (go.btime, go.binc),
+        };
+        self.core.time_left = time;
+        self.timed = true;
+        if let Some(per_move) = go.movetime {
+            self.core.time_control = TimeControl::PerMove(per_move);
+        } else if let Some(left) = time {
+            // The whole clock stands for the base: a tenth of what is left is the reserve.
+            self.core.time_control = TimeControl::Conventional {
+                moves: go.movestogo.unwrap_or(0),
+                base: left,
+                increment: increment.unwrap_or(Duration::ZERO),
+            };
+        } else {
+            self.timed = false;
+            return TimeLimits::INFINITE;
+        }
+        self.core.limits(0)
+    }
+
+    /// A search that may not end on its own (`infinite`, `ponder`) waits here for `stop`
+    /// or `ponderhit` before its `bestmove`; the input is read as during the search.
+    fn finish(&mut self, search: &mut Search) {
+        while search.mode != Mode::Think && search.abort == Abort::No && !self.core.io.quit {
+            let line = self.core.io.receive();
+            self.on_search_input(search, line);
+        }
+    }
+
+    fn pv(&self, root: &Position, pv: &[Move]) -> String {
+        pv_text(root, pv, |pos, m| pos.coordinate(m))
+    }
+}
+
+impl Front for UciFront {
+    fn core(&mut self) -> &mut Core {
+        &mut self.core
+    }
+
+    fn on_search_input(&mut self, search: &mut Search, line: String) {
+        if let Some((why, preview)) = line_problem(&line) {
+            self.error(&format!("{why}: {preview}"));
+            return;
+        }
+        if line.trim().is_empty() {
+            return;
+        }
+        match UciCommand::parse(&line) {
+            Ok(UciCommand::IsReady) => self.core.send("readyok"),
+            Ok(UciCommand::Stop) => search.stop(Abort::MoveNow),
+            Ok(UciCommand::PonderHit) => {
+                if matches!(search.mode, Mode::Ponder { .. }) {
+                    let limits = if self.timed {
+                        self.core.limits(0)
+                    } else {
+                        TimeLimits::INFINITE
+                    };
+                    search.on_ponder_hit(limits);
+                }
+            }
+            Ok(UciCommand::Quit) => {
+                self.core.io.quit = true;
+                search.stop(Abort::MoveNow);
+            }
+            // A new position or search means this one is over: answer it first.
+            Ok(UciCommand::Position { .. } | UciCommand::Go(_) | UciCommand::UciNewGame) => {
+                self.core.io.pending.push_back(line);
+                search.stop(Abort::MoveNow);
+            }
+            // Options and the rest wait for the search to end.
+            Ok(_) => self.core.io.pending.push_back(line),
+            Err(e) => self.error(&e),
+        }
+    }
+
+    fn on_report(&mut self, search: &Search, info: &SearchInfo) {
+        let pv = self.pv(&search.root, &info.pv);
+        let line = InfoLine {
+            depth: info.depth,
+            seldepth: info.seldepth,
+            score: info.score,
+            nodes: info.nodes,
+            elapsed: search.clock.elapsed(info.nodes),
+            hashfull: self.table.hashfull(),
+            pv: &pv,
+        }
+        .format();
+        self.core.send(&line);
+    }
+
+    fn on_root_move(&mut self, search: &Search) {
+        if search.root_move.is_none() || search.clock.elapsed(search.nodes) < CURRMOVE_AFTER {
+            return;
+        }
+        let line = format!(
+            "info depth {} currmove {} currmovenumber {}",
+            search.depth,
+            search.root.coordinate(search.root_move),
+            search.root_index + 1
+        );
+        self.core.send(&line);
+    }
+}

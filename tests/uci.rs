@@ -1,0 +1,434 @@
+//! UCI through the real binary: the handshake and its options, `isready` during a search,
+//! `position`/`go` with every kind of limit, `go infinite` and `go ponder` waiting for
+//! `stop`/`ponderhit`, a game on a low clock, bad input that changes nothing, Chess960
+//! castling, options that take effect, and `ucinewgame`.
+//!
+//! Every `bestmove` is checked against the position the test itself keeps (with the
+//! engine's own move generator, as a library). An unexpected `info string error` line fails
+//! the waiting helpers unless a test allows errors.
+
+mod common;
+
+use common::{proc_status, uci_info, Engine, UciInfo};
+use kestrel::chess::{Position, STARTPOS_FEN};
+use std::time::{Duration, Instant};
+
+const SEC: Duration = Duration::from_secs(1);
+
+/// The position after `moves` (UCI coordinates) from `fen`; panics on an illegal move.
+fn position_after(fen: &str, chess960: bool, moves: &[&str]) -> Position {
+    let mut pos = Position::from_fen(fen).unwrap();
+    pos.set_chess960(chess960 || pos.is_chess960());
+    for m in moves {
+        let mv = pos
+            .parse_coordinate(m)
+            .unwrap_or_else(|e| panic!("{m} illegal in {}: {e}", pos.to_fen()));
+        pos = pos.after(mv);
+    }
+    pos
+}
+
+/// Asserts that `mv` is a legal move in `pos`, written as UCI wants it (the engine's own
+/// coordinate form: king-takes-rook castling in Chess960).
+fn assert_legal(pos: &Position, mv: &str) {
+    let m = pos
+        .parse_coordinate(mv)
+        .unwrap_or_else(|e| panic!("bestmove {mv} illegal in {}: {e}", pos.to_fen()));
+    assert_eq!(pos.coordinate(m), mv, "not in UCI form in {}", pos.to_fen());
+}
+
+fn infos(lines: &[String]) -> Vec<UciInfo> {
+    lines.iter().filter_map(|l| uci_info(l)).collect()
+}
+
+#[test]
+fn handshake_names_the_engine_and_lists_every_option() {
+    let mut e = Engine::start();
+    let lines = e.uci_handshake();
+    assert!(
+        lines.iter().any(|l| l.starts_with("id name Kestrel")),
+        "{lines:?}"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("id author ")),
+        "{lines:?}"
+    );
+    for want in [
+        "option name Hash type spin default 64 min 1 max 4096",
+        "option name Threads type spin default 1 min 1 max 64",
+        "option name Ponder type check default false",
+        "option name Move Overhead type spin default 50 min 0 max 5000",
+        "option name UCI_Chess960 type check default false",
+        "option name Clear Hash type button",
+    ] {
+        assert!(
+            lines.iter().any(|l| l == want),
+            "missing '{want}' in {lines:?}"
+        );
+    }
+    // Nothing but id and option lines before uciok.
+    for l in &lines {
+        assert!(l.starts_with("id ") || l.starts_with("option name "), "{l}");
+    }
+    assert!(e.ready().is_empty());
+}
+
+#[test]
+fn isready_is_answered_at_once_during_a_search() {
+    let mut e = Engine::started_uci();
+    e.send("position startpos");
+    e.send("go infinite");
+    std::thread::sleep(SEC / 2);
+    let asked = Instant::now();
+    let before = e.ready();
+    let waited = asked.elapsed();
+    assert!(waited < SEC, "readyok took {waited:?}");
+    assert!(
+        !before.iter().any(|l| l.starts_with("bestmove")),
+        "the search ended: {before:?}"
+    );
+    e.send("stop");
+    let (best, _, _) = e.expect_bestmove(5 * SEC);
+    assert_legal(&Position::startpos(), &best);
+}
+
+#[test]
+fn position_with_moves_then_go_depth_gives_info_and_a_legal_move() {
+    let mut e = Engine::started_uci();
+    e.send("ucinewgame");
+    e.ready();
+    e.send("position startpos moves e2e4 e7e5 g1f3");
+    e.send("go depth 6");
+    let (best, ponder, lines) = e.expect_bestmove(30 * SEC);
+    let pos = position_after(STARTPOS_FEN, false, &["e2e4", "e7e5", "g1f3"]);
+    assert_legal(&pos, &best);
+    if let Some(reply) = ponder {
+        assert_legal(&pos.after(pos.parse_coordinate(&best).unwrap()), &reply);
+    }
+    let infos = infos(&lines);
+    assert_eq!(infos.last().map(|i| i.depth), Some(6), "{lines:?}");
+    for info in &infos {
+        assert!(info.seldepth >= 1 && info.nodes > 0, "{info:?}");
+        assert!(info.score.starts_with("cp ") || info.score.starts_with("mate "));
+        assert!(!info.pv.is_empty());
+        assert_legal(&pos, &info.pv[0]);
+    }
+    assert_eq!(infos.last().unwrap().pv[0], best);
+    let last = lines.iter().rev().find(|l| uci_info(l).is_some()).unwrap();
+    for field in [" nps ", " hashfull ", " time "] {
+        assert!(last.contains(field), "no{field}in {last}");
+    }
+}
+
+#[test]
+fn go_movetime_stops_in_time() {
+    let mut e = Engine::started_uci();
+    e.send("position startpos moves d2d4");
+    let start = Instant::now();
+    e.send("go movetime 500");
+    let (best, _, lines) = e.expect_bestmove(20 * SEC);
+    let wall = start.elapsed();
+    assert_legal(&position_after(STARTPOS_FEN, false, &["d2d4"]), &best);
+    // By the engine's own clock the last report is within the move time; the wall clock
+    // is only loosely bound (the machine may be busy).
+    let last = infos(&lines).last().cloned().expect("an info line");
+    assert!(last.time <= 500, "{last:?}");
+    assert!(wall < 5 * SEC, "{wall:?}");
+    assert!(wall >= SEC / 10, "stopped far too early: {wall:?}");
+}
+
+#[test]
+fn go_infinite_waits_for_stop_even_when_the_depth_is_reached() {
+    let mut e = Engine::started_uci();
+    e.send("position startpos");
+    e.send("go infinite");
+    e.expect_silence_of("bestmove", SEC);
+    e.send("stop");
+    let (best, _, _) = e.expect_bestmove(5 * SEC);
+    assert_legal(&Position::startpos(), &best);
+
+    // A depth limit ends the search, not the waiting.
+    e.send("go infinite depth 2");
+    e.expect_silence_of("bestmove", SEC);
+    e.send("stop");
+    let (best, _, _) = e.expect_bestmove(5 * SEC);
+    assert_legal(&Position::startpos(), &best);
+
+    // `stop` without a search says nothing.
+    e.send("stop");
+    let lines = e.ready();
+    assert!(lines.is_empty(), "{lines:?}");
+}
+
+#[test]
+fn go_ponder_then_ponderhit_becomes_a_timed_search() {
+    let mut e = Engine::started_uci();
+    e.send("setoption name Ponder value true");
+    e.send("position startpos moves e2e4 e7e5");
+    e.send("go ponder wtime 3000 btime 3000 winc 0 binc 0");
+    e.expect_silence_of("bestmove", SEC);
+    let hit = Instant::now();
+    e.send("ponderhit");
+    let (best, _, _) = e.expect_bestmove(10 * SEC);
+    // A share of a 3 s clock, not an endless search.
+    assert!(hit.elapsed() < 3 * SEC, "{:?}", hit.elapsed());
+    assert_legal(
+        &position_after(STARTPOS_FEN, false, &["e2e4", "e7e5"]),
+        &best,
+    );
+    assert!(e.ready().is_empty());
+}
+
+#[test]
+fn go_ponder_then_stop_answers_at_once() {
+    let mut e = Engine::started_uci();
+    e.send("position startpos moves e2e4 c7c5");
+    e.send("go ponder wtime 60000 btime 60000");
+    e.expect_silence_of("bestmove", SEC);
+    let stop = Instant::now();
+    e.send("stop");
+    let (best, _, _) = e.expect_bestmove(5 * SEC);
+    assert!(stop.elapsed() < 2 * SEC);
+    assert_legal(
+        &position_after(STARTPOS_FEN, false, &["e2e4", "c7c5"]),
+        &best,
+    );
+    // The ponder search that ends on its own (depth 1) still waits for the hit.
+    e.send("go ponder depth 1 wtime 60000 btime 60000");
+    e.expect_silence_of("bestmove", SEC);
+    e.send("ponderhit");
+    let (best, _, _) = e.expect_bestmove(5 * SEC);
+    assert_legal(
+        &position_after(STARTPOS_FEN, false, &["e2e4", "c7c5"]),
+        &best,
+    );
+}
+
+#[test]
+fn a_low_clock_game_never_runs_out() {
+    let mut e = Engine::started_uci();
+    e.send("ucinewgame");
+    e.send("setoption name Move Overhead value 30");
+    e.ready();
+    let mut moves: Vec<String> = Vec::new();
+    let inc = 20u64;
+    let mut clocks = [1500u64, 1500u64];
+    let mut pos = Position::startpos();
+    for ply in 0..60 {
+        if !pos.has_legal_moves() {
+            break;
+        }
+        let line = if moves.is_empty() {
+            "position startpos".to_string()
+        } else {
+            format!("position startpos moves {}", moves.join(" "))
+        };
+        e.send(&line);
+        let start = Instant::now();
+        e.send(&format!(
+            "go wtime {} btime {} winc {inc} binc {inc}",
+            clocks[0], clocks[1]
+        ));
+        let (best, _, _) = e.expect_bestmove(10 * SEC);
+        let used = start.elapsed().as_millis() as u64;
+        let side = ply % 2;
+        assert!(
+            used < clocks[side],
+            "ply {ply}: used {used} ms of {} ms",
+            clocks[side]
+        );
+        clocks[side] = clocks[side] - used + inc;
+        assert_legal(&pos, &best);
+        pos = pos.after(pos.parse_coordinate(&best).unwrap());
+        moves.push(best);
+    }
+    assert!(moves.len() >= 20, "{moves:?}");
+}
+
+#[test]
+fn bad_input_gets_an_info_string_and_changes_nothing() {
+    let mut e = Engine::started_uci();
+    e.send("position startpos moves e2e4");
+    e.ready();
+    let vm_before = proc_status(e.pid(), "VmSize").expect("VmSize");
+    e.allow_errors(true);
+    for bad in [
+        "frobnicate",
+        "position fen not/a/fen w - - 0 1",
+        "position fen",
+        "position startpos moves e7e5 e7e5",
+        "position startpos moves e2e5",
+        "position nowhere",
+        "setoption name Hash value 0",
+        "setoption name Hash value lots",
+        "setoption name Threads value 65",
+        "setoption name Move Overhead value -1",
+        "setoption name UCI_Chess960 value maybe",
+        "setoption name No Such Option value 1",
+        "go depth x",
+        "go sideways",
+    ] {
+        e.send(bad);
+        let lines = e.ready();
+        let errors: Vec<&String> = lines
+            .iter()
+            .filter(|l| l.starts_with("info string"))
+            .collect();
+        assert_eq!(errors.len(), 1, "'{bad}' gave {lines:?}");
+        assert_eq!(errors.len(), lines.len(), "'{bad}' gave {lines:?}");
+    }
+    e.allow_errors(false);
+    // Still after 1. e4, Black to move, one thread.
+    e.send("go depth 5");
+    let (best, _, _) = e.expect_bestmove(30 * SEC);
+    assert_legal(&position_after(STARTPOS_FEN, false, &["e2e4"]), &best);
+    // The 64 MB table was not resized (a 1 MB one would show here).
+    let vm_after = proc_status(e.pid(), "VmSize").expect("VmSize");
+    assert!(
+        vm_after.abs_diff(vm_before) < 16 * 1024,
+        "{vm_before} kB -> {vm_after} kB"
+    );
+}
+
+#[test]
+fn no_legal_move_gives_bestmove_0000() {
+    let mut e = Engine::started_uci();
+    // Fool's mate: White is mated.
+    e.send("position startpos moves f2f3 e7e5 g2g4 d8h4");
+    e.send("go depth 3");
+    let (best, ponder, _) = e.expect_bestmove(5 * SEC);
+    assert_eq!((best.as_str(), ponder), ("0000", None));
+    // Stalemate, with a clock.
+    e.send("position fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
+    e.send("go wtime 1000 btime 1000");
+    let (best, _, _) = e.expect_bestmove(5 * SEC);
+    assert_eq!(best, "0000");
+}
+
+#[test]
+fn chess960_castling_is_king_takes_rook() {
+    let mut e = Engine::started_uci();
+    e.send("setoption name UCI_Chess960 value true");
+    // King on b1/b8, rooks on a and g: short castling is b1g1 (king takes rook).
+    let fen = "rk4r1/pppppppp/8/8/8/8/PPPPPPPP/RK4R1 w GAga - 0 1";
+    e.send(&format!("position fen {fen} moves b1g1"));
+    e.send("go depth 2 searchmoves b8g8");
+    let (best, _, _) = e.expect_bestmove(10 * SEC);
+    assert_eq!(best, "b8g8");
+    let pos = position_after(fen, true, &["b1g1"]);
+    assert_legal(&pos, &best);
+    // And a free search from the castled position plays legal moves.
+    e.send(&format!("position fen {fen} moves b1g1 b8g8"));
+    e.send("go depth 4");
+    let (best, _, _) = e.expect_bestmove(10 * SEC);
+    assert_legal(&position_after(fen, true, &["b1g1", "b8g8"]), &best);
+    // With UCI_Chess960 on, the standard array castles king-takes-rook too.
+    e.send("position startpos moves e2e4 e7e5 g1f3 g8f6 f1c4 f8c5 e1h1");
+    e.send("go depth 2 searchmoves e8h8");
+    let (best, _, _) = e.expect_bestmove(10 * SEC);
+    assert_eq!(best, "e8h8");
+    // Standard chess castles king-two-squares.
+    e.send("setoption name UCI_Chess960 value false");
+    e.send("position startpos moves e2e4 e7e5 g1f3 b8c6 f1c4 g8f6");
+    e.send("go depth 2 searchmoves e1g1");
+    let (best, _, _) = e.expect_bestmove(10 * SEC);
+    assert_eq!(best, "e1g1");
+}
+
+#[test]
+fn threads_and_hash_options_take_effect() {
+    let mut e = Engine::started_uci();
+    let pid = e.pid();
+    let vm = |e: &Engine| proc_status(e.pid(), "VmSize").expect("VmSize");
+    let small = {
+        e.send("setoption name Hash value 1");
+        e.ready();
+        vm(&e)
+    };
+    e.send("setoption name Hash value 256");
+    e.ready();
+    let big = vm(&e);
+    assert!(big >= small + 200 * 1024, "VmSize {small} kB -> {big} kB");
+
+    let threads_searching = |e: &mut Engine| {
+        e.send("position startpos");
+        e.send("go infinite");
+        std::thread::sleep(SEC / 2);
+        let n = proc_status(pid, "Threads").expect("Threads");
+        e.send("stop");
+        e.expect_bestmove(5 * SEC);
+        n
+    };
+    let one = threads_searching(&mut e);
+    e.send("setoption name Threads value 3");
+    e.ready();
+    let three = threads_searching(&mut e);
+    assert!(
+        three >= one + 2,
+        "threads while searching: {one} then {three}"
+    );
+}
+
+/// Nodes of a fixed single-threaded search: the same with a clean table and history,
+/// fewer with what an earlier search left.
+fn nodes_at_depth(e: &mut Engine, depth: u32) -> u64 {
+    e.send("position startpos moves e2e4 e7e5");
+    e.send(&format!("go depth {depth}"));
+    let (_, _, lines) = e.expect_bestmove(60 * SEC);
+    infos(&lines).last().expect("info").nodes
+}
+
+#[test]
+fn ucinewgame_and_clear_hash_forget_what_was_learned() {
+    let mut e = Engine::started_uci();
+    e.send("ucinewgame");
+    let fresh = nodes_at_depth(&mut e, 9);
+    let again = nodes_at_depth(&mut e, 9);
+    assert!(
+        again < fresh,
+        "a warm table should help: {fresh} then {again}"
+    );
+    e.send("ucinewgame");
+    assert_eq!(nodes_at_depth(&mut e, 9), fresh);
+    nodes_at_depth(&mut e, 9);
+    e.send("setoption name Clear Hash");
+    assert_eq!(nodes_at_depth(&mut e, 9), fresh);
+}
+
+#[test]
+fn a_command_that_is_not_uci_first_keeps_xboard() {
+    let mut e = Engine::start();
+    e.send("ping 7");
+    e.expect_prefix("pong 7", 5 * SEC);
+    // `uci` later is just an unknown command to the xboard driver.
+    e.allow_errors(true);
+    e.send("uci");
+    e.expect_prefix("Error (unknown command): uci", 5 * SEC);
+}
+
+#[test]
+fn move_overhead_is_an_option_in_both_protocols() {
+    let mut e = Engine::started_uci();
+    e.send("setoption name Move Overhead value 5000");
+    e.send("setoption name Move Overhead value 0");
+    assert!(e.ready().is_empty());
+
+    let mut x = Engine::start();
+    let features = x.handshake();
+    assert!(
+        features
+            .iter()
+            .any(|l| l == "feature option=\"Move Overhead -spin 50 0 5000\""),
+        "{features:?}"
+    );
+    x.send("option Move Overhead=200");
+    assert!(x.sync(1).is_empty());
+    x.allow_errors(true);
+    x.send("option Move Overhead=5001");
+    let lines = x.sync(2);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].starts_with("Error (Move Overhead must be 0-5000 ms)"),
+        "{lines:?}"
+    );
+}
