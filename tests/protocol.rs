@@ -838,3 +838,58 @@ fn quit_and_end_of_input_work_in_edit_mode() {
         "end of input in edit mode did not end the engine"
     );
 }
+
+/// An aspiration window that fails shows in the thinking output: the line's first move is
+/// marked `!` (failed high: the score is a lower bound) or `?` (failed low), and the depth
+/// then ends with an unmarked line.
+#[test]
+fn fail_highs_and_lows_are_marked_in_the_thinking_output() {
+    let mut e = Engine::started();
+    e.send("post");
+    e.send("sd 11");
+    let (mut high, mut low) = (0, 0);
+    for fen in [
+        "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1",
+        "r1b1k2r/ppppnppp/2n2q2/2b5/3NP3/2P1B3/PP3PPP/RN1QKB1R w KQkq - 0 1",
+        "5rk1/1ppb3p/p1pb4/6q1/3P1p1r/2P1R2P/PP1BQ1P1/5RKN w - - 0 1",
+        "r1bq2rk/pp3pbp/2p1p1pQ/7P/3P4/2PB1N2/PP3PPR/2KR4 w - - 0 1",
+    ] {
+        e.send("new");
+        e.send("force");
+        e.send(&format!("setboard {fen}"));
+        e.send("go");
+        let mut lines = Vec::new();
+        loop {
+            let line = e.next_line(60 * SEC).expect("thinking or a move");
+            if line.starts_with("move ") {
+                break;
+            }
+            lines.push(line);
+        }
+        e.sync_auto();
+        let raw: Vec<(u32, String)> = lines
+            .iter()
+            .filter_map(|l| {
+                let t = thinking(l)?;
+                let first = l.split_once('\t')?.1.split_whitespace().next()?.to_string();
+                Some((t.depth, first))
+            })
+            .collect();
+        for (i, (depth, first)) in raw.iter().enumerate() {
+            if first.ends_with('!') {
+                high += 1;
+            } else if first.ends_with('?') {
+                low += 1;
+            } else {
+                continue;
+            }
+            assert!(
+                raw[i + 1..]
+                    .iter()
+                    .any(|(d, m)| d == depth && !m.ends_with(['!', '?'])),
+                "depth {depth} ends without an unmarked line: {lines:?}"
+            );
+        }
+    }
+    assert!(high > 0 && low > 0, "fail highs {high}, fail lows {low}");
+}

@@ -18,7 +18,7 @@ use super::terminal;
 use super::xboard::{thinking_line, Command, CommandError};
 use crate::chess::{Color, Move, Piece, Position, Square, STARTPOS_FEN};
 use crate::search::time::{TimeControl, TimeLimits};
-use crate::search::{SearchInfo, SearchParams, SearchResult, Searcher};
+use crate::search::{Bound, SearchInfo, SearchParams, SearchResult, Searcher};
 use crossbeam_channel::Receiver;
 use std::io::Write;
 use std::time::Duration;
@@ -830,7 +830,17 @@ impl Front for Session {
 
     fn on_report(&mut self, search: &Search, info: &SearchInfo) {
         if self.post || search.mode == Mode::Analyze {
-            let pv = self.pv_text(&search.root, &info.pv);
+            let mut pv = self.pv_text(&search.root, &info.pv);
+            // A fail high or low shows as `!` or `?` on the move (the score is a bound).
+            let mark = match info.bound {
+                Bound::Lower => "!",
+                Bound::Upper => "?",
+                _ => "",
+            };
+            if !mark.is_empty() {
+                let end = pv.find(' ').unwrap_or(pv.len());
+                pv.insert_str(end, mark);
+            }
             let line = thinking_line(
                 info.depth,
                 info.score,

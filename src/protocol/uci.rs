@@ -195,6 +195,8 @@ pub struct InfoLine<'a> {
     pub depth: u32,
     pub seldepth: u32,
     pub score: i32,
+    /// `lowerbound`/`upperbound` after the score when an aspiration window failed.
+    pub bound: crate::search::Bound,
     pub nodes: u64,
     pub elapsed: Duration,
     /// Permille of the hash table in use.
@@ -207,10 +209,15 @@ impl InfoLine<'_> {
         let ms = self.elapsed.as_millis();
         let nps = (self.nodes as f64 / self.elapsed.as_secs_f64().max(0.001)) as u64;
         let mut line = format!(
-            "info depth {} seldepth {} score {} nodes {} nps {nps} hashfull {} time {ms}",
+            "info depth {} seldepth {} score {}{} nodes {} nps {nps} hashfull {} time {ms}",
             self.depth,
             self.seldepth,
             score_text(self.score),
+            match self.bound {
+                crate::search::Bound::Lower => " lowerbound",
+                crate::search::Bound::Upper => " upperbound",
+                _ => "",
+            },
             self.nodes,
             self.hashfull
         );
@@ -225,6 +232,27 @@ impl InfoLine<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn info_lines_mark_bounds_after_the_score() {
+        let mut line = InfoLine {
+            depth: 7,
+            seldepth: 9,
+            score: 35,
+            bound: crate::search::Bound::Lower,
+            nodes: 1000,
+            elapsed: Duration::from_millis(10),
+            hashfull: 3,
+            pv: "e2e4",
+        };
+        assert!(line
+            .format()
+            .contains(" score cp 35 lowerbound nodes 1000 "));
+        line.bound = crate::search::Bound::Upper;
+        assert!(line.format().contains(" score cp 35 upperbound nodes "));
+        line.bound = crate::search::Bound::Exact;
+        assert!(line.format().contains(" score cp 35 nodes "));
+    }
 
     #[test]
     fn parses_go() {

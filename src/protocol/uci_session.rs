@@ -355,6 +355,7 @@ impl Front for UciFront {
             depth: info.depth,
             seldepth: info.seldepth,
             score: info.score,
+            bound: info.bound,
             nodes: info.nodes,
             elapsed: search.clock.elapsed(info.nodes),
             hashfull: self.table.hashfull(),

@@ -22,7 +22,8 @@ use see::{see_ge, SEE_VALUE};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Duration;
-use tt::{Bound, TranspositionTable};
+pub use tt::Bound;
+use tt::TranspositionTable;
 
 pub const MAX_PLY: usize = 128;
 pub const MAX_DEPTH: u32 = 100;
@@ -56,6 +57,9 @@ pub struct SearchInfo {
     pub seldepth: u32,
     /// Centipawns from the side to move at the root (or a mate score).
     pub score: i32,
+    /// `Exact`, or `Lower`/`Upper` when an aspiration window failed high/low: the score is
+    /// then only a bound, and the iteration goes on with a wider window.
+    pub bound: Bound,
     pub nodes: u64,
     pub pv: Vec<Move>,
 }
@@ -475,6 +479,7 @@ impl Worker {
                 depth,
                 seldepth: self.seldepth.max(depth),
                 score,
+                bound: Bound::Exact,
                 nodes: self.nodes,
                 pv: result.pv.clone(),
             });
@@ -518,14 +523,31 @@ impl Worker {
             if !completed {
                 return (score, false);
             }
-            if score <= alpha && alpha > -INFINITE {
+            let bound = if score <= alpha && alpha > -INFINITE {
                 beta = (alpha + beta) / 2;
                 alpha = (score - delta).max(-INFINITE);
+                Bound::Upper
             } else if score >= beta && beta < INFINITE {
                 beta = (score + delta).min(INFINITE);
+                Bound::Lower
             } else {
                 return (score, true);
-            }
+            };
+            // The GUI sees the fail: the score is a bound, the line the move that failed
+            // high (or, failing low, the move that stays first for now).
+            let pv = if bound == Bound::Lower && self.pv_len[0] > 0 {
+                self.pv[0][..self.pv_len[0]].to_vec()
+            } else {
+                vec![root_moves[0].0]
+            };
+            hook.report(&SearchInfo {
+                depth: depth as u32,
+                seldepth: self.seldepth.max(depth as u32),
+                score,
+                bound,
+                nodes: self.nodes,
+                pv,
+            });
             delta += delta / 2;
             if delta > 1_000 {
                 alpha = -INFINITE;
@@ -619,6 +641,7 @@ impl Worker {
                         depth: depth as u32,
                         seldepth: self.seldepth.max(depth as u32),
                         score,
+                        bound: Bound::Exact,
                         nodes: self.nodes,
                         pv: self.pv[0][..self.pv_len[0]].to_vec(),
                     });
@@ -1299,6 +1322,50 @@ mod tests {
             ..Default::default()
         };
         searcher.search(&pos, &params, &mut FixedLimits::new(None, None))
+    }
+
+    /// Aspiration fails are reported as bounds (high: the score is a lower bound), and the
+    /// iteration then ends with an exact report at the same depth.
+    #[test]
+    fn aspiration_fails_are_reported_as_bounds() {
+        let (mut lower, mut upper) = (0, 0);
+        for fen in [
+            "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1",
+            "r1b1k2r/ppppnppp/2n2q2/2b5/3NP3/2P1B3/PP3PPP/RN1QKB1R w KQkq - 0 1",
+            "5rk1/1ppb3p/p1pb4/6q1/3P1p1r/2P1R2P/PP1BQ1P1/5RKN w - - 0 1",
+            "r1bq2rk/pp3pbp/2p1p1pQ/7P/3P4/2PB1N2/PP3PPR/2KR4 w - - 0 1",
+        ] {
+            let pos = Position::from_fen(fen).unwrap();
+            let mut hook = FixedLimits::new(None, None);
+            let params = SearchParams {
+                max_depth: Some(11),
+                ..Default::default()
+            };
+            Searcher::new(8).search(&pos, &params, &mut hook);
+            let reports: Vec<&SearchInfo> = hook.reports.iter().map(|(_, r)| r).collect();
+            for (i, r) in reports.iter().enumerate() {
+                match r.bound {
+                    Bound::Lower => lower += 1,
+                    Bound::Upper => upper += 1,
+                    _ => continue,
+                }
+                assert!(
+                    r.depth >= 5,
+                    "{fen}: a bound before aspiration windows start"
+                );
+                assert!(
+                    reports[i + 1..]
+                        .iter()
+                        .any(|n| n.depth == r.depth && n.bound == Bound::Exact),
+                    "{fen}: depth {} ends without an exact score",
+                    r.depth
+                );
+            }
+        }
+        assert!(
+            lower > 0 && upper > 0,
+            "fail highs {lower}, fail lows {upper}"
+        );
     }
 
     #[test]

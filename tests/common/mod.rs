@@ -70,7 +70,11 @@ pub fn thinking(line: &str) -> Option<Thinking> {
         score: f[1].parse().ok()?,
         centis: f[2].parse().ok()?,
         nodes: f[3].parse().ok()?,
-        pv: pv.split_whitespace().map(str::to_string).collect(),
+        // A fail high or low marks the first move with `!` or `?`: the moves are the same.
+        pv: pv
+            .split_whitespace()
+            .map(|m| m.trim_end_matches(['!', '?']).to_string())
+            .collect(),
     })
 }
 
