@@ -34,10 +34,10 @@ pub const ENTRY_SIZE: usize = 16;
 
 /// The Polyglot key of a position.
 ///
-/// The en-passant file counts only when a pawn of the side to move can take en passant:
-/// Kestrel keeps an en-passant square only when such a capture is legal. (Polyglot itself
-/// counts a pawn beside the pushed one even when it is pinned; the keys differ only in
-/// that rare case.)
+/// The en-passant file counts when a pawn of the side to move can take en passant: Kestrel
+/// keeps an en-passant square only when such a capture is legal. Polyglot also counts a
+/// pawn beside the pushed one when the capture is illegal (a pin); `polyglot_key_after`
+/// knows the last move and follows the format in that case too.
 pub fn polyglot_key(pos: &Position) -> u64 {
     let mut key = 0;
     for sq in pos.occupied() {
@@ -65,6 +65,27 @@ pub fn polyglot_key(pos: &Position) -> u64 {
     }
     if pos.side_to_move() == Color::White {
         key ^= RANDOM64[TURN_OFFSET];
+    }
+    key
+}
+
+/// The Polyglot key of the position after `mv` in `before`, exactly as the format has it:
+/// after a double pawn push the en-passant file counts whenever a pawn of the side to move
+/// stands beside the pushed pawn, whether or not taking it is legal.
+pub fn polyglot_key_after(before: &Position, mv: Move) -> u64 {
+    let pos = before.after(mv);
+    let mut key = polyglot_key(&pos);
+    let double_push =
+        before.role_on(mv.from()) == Some(Role::Pawn) && mv.from().index() ^ mv.to().index() == 16;
+    if double_push && pos.ep_square().is_none() {
+        let to = mv.to();
+        let file = to.file().index();
+        let pawns = pos.pieces(pos.side_to_move(), Role::Pawn);
+        let beside = (file > 0 && pawns.contains(to.offset(-1)))
+            || (file < 7 && pawns.contains(to.offset(1)));
+        if beside {
+            key ^= RANDOM64[EN_PASSANT_OFFSET + file];
+        }
     }
     key
 }
@@ -274,8 +295,13 @@ impl Book {
     /// The legal book moves of `pos` with their weights, heaviest first (entries of one move
     /// given twice are added up; moves that are not legal here are left out).
     pub fn moves(&self, pos: &Position) -> std::io::Result<Vec<BookMove>> {
+        self.moves_with_key(pos, polyglot_key(pos))
+    }
+
+    /// `moves` for `pos` under the Polyglot key `key` (from `polyglot_key_after`).
+    pub fn moves_with_key(&self, pos: &Position, key: u64) -> std::io::Result<Vec<BookMove>> {
         let mut moves: Vec<BookMove> = Vec::new();
-        for entry in self.entries_for(polyglot_key(pos))? {
+        for entry in self.entries_for(key)? {
             let Some(mv) = decode_move(pos, entry.mv) else {
                 continue;
             };
@@ -403,6 +429,33 @@ mod tests {
             let fen = Position::from_fen(&pos.to_fen()).unwrap();
             assert_eq!(polyglot_key(&fen), key, "from {}", pos.to_fen());
         }
+    }
+
+    #[test]
+    fn keys_after_a_move_count_en_passant_as_the_format_does() {
+        // Every published line, move by move, gives the same keys either way.
+        for line in [
+            &["e2e4", "d7d5", "e4e5", "f7f5", "e1e2", "e8f7"][..],
+            &["a2a4", "b7b5", "h2h4", "b5b4", "c2c4", "b4c3", "a1a3"],
+        ] {
+            let mut pos = Position::startpos();
+            for text in line {
+                let mv = pos.parse_coordinate(text).unwrap();
+                let key = polyglot_key_after(&pos, mv);
+                pos.play(mv);
+                assert_eq!(key, polyglot_key(&pos), "after {text}");
+            }
+        }
+        // White's b5 pawn is pinned along the fifth rank: bxc6 en passant would leave the
+        // king on a5 in check from h5, so Kestrel keeps no en-passant square, but the
+        // format counts the c file (the key as another implementation of the format has it).
+        let before = Position::from_fen("4k3/2p5/8/KP5r/8/8/8/8 b - - 0 1").unwrap();
+        let mv = before.parse_coordinate("c7c5").unwrap();
+        let pos = before.after(mv);
+        assert_eq!(pos.ep_square(), None);
+        let key = polyglot_key_after(&before, mv);
+        assert_eq!(key, polyglot_key(&pos) ^ RANDOM64[EN_PASSANT_OFFSET + 2]);
+        assert_eq!(key, 0x3516_6a62_c9d2_edc7);
     }
 
     #[test]

@@ -229,7 +229,13 @@ impl Core {
         let Some(book) = &self.book else {
             return Ok(Vec::new());
         };
-        book.moves(self.game.position())
+        let pos = self.game.position();
+        // With the last move known, the key follows the format's en-passant rule exactly.
+        let key = match (self.game.position_before_last(), self.game.last_move()) {
+            (Some(before), Some(mv)) => crate::book::polyglot_key_after(before, mv),
+            _ => crate::book::polyglot_key(pos),
+        };
+        book.moves_with_key(pos, key)
             .map_err(|e| format!("cannot read the book: {e}"))
     }
 
