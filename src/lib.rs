@@ -1,5 +1,6 @@
 //! Kestrel: a chess engine for the WinBoard/xboard protocol.
 //!
+//! * `book`: Polyglot opening books (keys, reading, the weighted choice).
 //! * `chess`: the rules (position, move generation, FEN, notation, perft). Pure.
 //! * `eval`: static evaluation.
 //! * `search`: iterative deepening alpha-beta, transposition table, time limits.
@@ -9,6 +10,7 @@
 //! * `tune`: the Texel-style tuner of the evaluation weights (`kestrel tune`).
 
 pub mod bench;
+pub mod book;
 pub mod chess;
 pub mod datagen;
 pub mod epd;

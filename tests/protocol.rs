@@ -777,7 +777,7 @@ fn draws_book_and_resignation() {
     e.send("bk");
     assert_eq!(
         e.next_line(5 * SEC).unwrap(),
-        "\tKestrel has no opening book."
+        "\tNo opening book is loaded (option Book File)."
     );
     assert_eq!(e.next_line(5 * SEC).unwrap(), "");
     // Knight against bare king: nobody can win, the offer is accepted.

@@ -9,6 +9,7 @@
 //! whether it is answered at once, queued, stops the search, or is a ponder hit.
 
 use super::transcript::Transcript;
+use crate::book::{Book, BookMove, BookRng};
 use crate::chess::{Move, Position};
 use crate::game::Game;
 use crate::search::time::{
@@ -133,6 +134,13 @@ pub struct Core {
     pub threads: usize,
     /// Kept back from every clock reading for latency (the Move Overhead option).
     pub move_overhead: Duration,
+    /// The opening book, if a book file is set and could be opened.
+    pub book: Option<Book>,
+    /// Play from the book when there is one (xboard `Book`, UCI `OwnBook`).
+    pub use_book: bool,
+    /// Draws the book moves: seeded once per session, so a session's choices can be
+    /// repeated, while the games of one session still differ.
+    pub book_rng: BookRng,
 }
 
 impl Core {
@@ -148,6 +156,9 @@ impl Core {
             nps: None,
             threads: 1,
             move_overhead: SAFETY_MARGIN,
+            book: None,
+            use_book: false,
+            book_rng: BookRng::default(),
         }
     }
 
@@ -194,6 +205,55 @@ impl Core {
             }
             _ => Err(format!("Move Overhead must be 0-{MAX_MOVE_OVERHEAD_MS} ms")),
         }
+    }
+}
+
+impl Core {
+    /// Opens the book file `path` (an empty path: no book). On failure there is no book
+    /// and the reason comes back.
+    pub fn set_book_file(&mut self, path: &str) -> Result<(), String> {
+        self.book = None;
+        let path = path.trim();
+        if path.is_empty() {
+            return Ok(());
+        }
+        let book = Book::open(std::path::Path::new(path))
+            .map_err(|e| format!("cannot open book file {path}: {e}"))?;
+        self.book = Some(book);
+        Ok(())
+    }
+
+    /// The book moves of the current position (an empty list without a book); a read
+    /// error comes back as text.
+    pub fn book_moves(&self) -> Result<Vec<BookMove>, String> {
+        let Some(book) = &self.book else {
+            return Ok(Vec::new());
+        };
+        let pos = self.game.position();
+        // With the last move known, the key follows the format's en-passant rule exactly.
+        let key = match (self.game.position_before_last(), self.game.last_move()) {
+            (Some(before), Some(mv)) => crate::book::polyglot_key_after(before, mv),
+            _ => crate::book::polyglot_key(pos),
+        };
+        book.moves_with_key(pos, key)
+            .map_err(|e| format!("cannot read the book: {e}"))
+    }
+
+    /// A move to play from the book in the current position, with the total weight of the
+    /// position's book moves; `None` if the book is off, missing or has nothing here.
+    pub fn book_move(&mut self) -> Option<(BookMove, u32)> {
+        if !self.use_book || self.book.is_none() {
+            return None;
+        }
+        let moves = match self.book_moves() {
+            Ok(moves) => moves,
+            Err(e) => {
+                log::warn!("{e}");
+                return None;
+            }
+        };
+        let total = moves.iter().map(|b| u32::from(b.weight)).sum();
+        crate::book::choose(&moves, &mut self.book_rng).map(|b| (b, total))
     }
 }
 

@@ -73,10 +73,13 @@ impl Driver {
     /// A driver on a session whose input and output are already open (the first line may
     /// be queued in `io.pending`).
     pub fn with_io(io: Io, hash_mb: usize) -> Driver {
+        let mut core = Core::new(io);
+        // The xboard `Book` option is on by default: a book file set is a book used.
+        core.use_book = true;
         Driver {
             searcher: Searcher::new(hash_mb),
             session: Session {
-                core: Core::new(io),
+                core,
                 engine_color: Some(Color::Black),
                 analyzing: false,
                 paused: false,
@@ -268,6 +271,10 @@ impl Driver {
             s.check_game_over();
             return;
         }
+        if let Some((book_move, total)) = s.core.book_move() {
+            s.play_book_move(book_move.mv, book_move.weight, total);
+            return;
+        }
         let limits = s.core.limits(s.moves_made());
         log::debug!("limits {limits:?}");
         let params = SearchParams {
@@ -431,6 +438,9 @@ impl Session {
             "feature option=\"Move Overhead -spin {overhead} 0 {MAX_MOVE_OVERHEAD_MS}\""
         ));
         self.send("feature option=\"Log File -string off\"");
+        // An empty default: no book until a file is chosen.
+        self.send("feature option=\"Book File -file \"");
+        self.send("feature option=\"Book -check 1\"");
         self.send("feature done=1");
     }
 
@@ -465,10 +475,7 @@ impl Session {
                     self.send(&format!("Hint: {text}"));
                 }
             }
-            Command::Book => {
-                self.send("\tKestrel has no opening book.");
-                self.send("");
-            }
+            Command::Book => self.send_book_moves(),
             Command::Draw => {
                 let dead = self.core.game.position().is_insufficient_material();
                 let worse = self.last_score.is_some_and(|s| s <= -150);
@@ -585,14 +592,63 @@ impl Session {
         if self.draw_offers && self.dead_even_moves == 10 {
             self.send("offer draw");
         }
+        self.send_engine_move(mv);
+        self.hint = result.ponder;
+        self.last_score = Some(score);
+    }
+
+    /// Plays a move from the book at once, shown as such in the thinking output. There is
+    /// no expected reply to ponder on; the last search score is kept for draw offers.
+    fn play_book_move(&mut self, mv: Move, weight: u16, total: u32) {
+        log::debug!("book move {mv:?}, weight {weight} of {total}");
+        if self.post {
+            let pos = *self.core.game.position();
+            let text = self.move_text(&pos, mv);
+            self.send(&format!("0 0 0 0\t{text} (book)"));
+        }
+        self.send_engine_move(mv);
+        self.hint = None;
+    }
+
+    /// Makes our move in the game and tells the GUI, then claims a result it brings about.
+    fn send_engine_move(&mut self, mv: Move) {
+        let pos = *self.core.game.position();
         let text = self.move_text(&pos, mv);
         self.core.game.play(mv);
         self.send(&format!("move {text}"));
         self.excluded.clear();
-        self.hint = result.ponder;
-        self.last_score = Some(score);
         self.ponder_due = true;
         self.check_game_over();
+    }
+
+    /// `bk`: the book moves of the position with their weights and shares, tab-indented
+    /// and ended by an empty line as the protocol asks.
+    fn send_book_moves(&mut self) {
+        let pos = *self.core.game.position();
+        let mut lines = Vec::new();
+        if self.core.book.is_none() {
+            lines.push("\tNo opening book is loaded (option Book File).".to_string());
+        } else {
+            match self.core.book_moves() {
+                Err(e) => lines.push(format!("\t{e}")),
+                Ok(moves) if moves.is_empty() => {
+                    lines.push("\tNo book moves in this position.".to_string())
+                }
+                Ok(moves) => {
+                    let total: u32 = moves.iter().map(|b| u32::from(b.weight)).sum();
+                    for b in moves {
+                        let share = 100.0 * f64::from(b.weight) / f64::from(total.max(1));
+                        let text = self.move_text(&pos, b.mv);
+                        lines.push(format!("\t{text}\t{share:.1}%\tweight {}", b.weight));
+                    }
+                }
+            }
+            if !self.core.use_book {
+                lines.push("\t(the book is not used for play: option Book is off)".to_string());
+            }
+        }
+        lines.push(String::new());
+        self.send_lines(lines);
     }
 
     /// A move as xboard wants it: coordinates, castling as `O-O`/`O-O-O` in Chess960.
@@ -645,6 +701,16 @@ impl Session {
                     self.send(&format!("Error ({e}): {v}"));
                 }
             }
+            ("Book File", v) => {
+                if let Err(e) = self.core.set_book_file(v.unwrap_or("")) {
+                    self.send(&format!("tellusererror {e}"));
+                }
+            }
+            ("Book", Some(v)) => match v {
+                "1" | "true" => self.core.use_book = true,
+                "0" | "false" => self.core.use_book = false,
+                _ => self.send(&format!("Error (Book must be 0 or 1): {v}")),
+            },
             ("Log File", Some(v)) => {
                 let path = (!v.is_empty() && v != "off").then(|| std::path::Path::new(v));
                 if let Err(e) = self.core.io.transcript.open(path) {

@@ -56,7 +56,10 @@ pub const HELP: &[(&str, &str)] = &[
         "leave a root move out of the analysis / take it back ('all')",
     ),
     ("hint", "the move Kestrel expects you to play"),
-    ("bk", "book moves (Kestrel has no book)"),
+    (
+        "bk",
+        "the opening book's moves here, with weights (option Book File)",
+    ),
     ("draw", "offer a draw"),
     ("result R {why}", "the game is over"),
     (
@@ -66,7 +69,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("memory MB / cores N", "hash size / threads"),
     (
         "option NAME=VALUE",
-        "set an option (Resign Threshold, Draw Offers, Log File)",
+        "set an option (Resign Threshold, Draw Offers, Log File, Book File, Book)",
     ),
     (
         "setscore S D",

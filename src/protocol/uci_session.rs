@@ -138,6 +138,18 @@ impl UciSession {
             "move overhead" => core
                 .set_move_overhead(value_text)
                 .map_err(|e| format!("{e}, not '{value_text}'")),
+            "ownbook" => match check {
+                Some(on) => {
+                    core.use_book = on;
+                    Ok(())
+                }
+                None => Err(format!("OwnBook must be true or false, not '{value_text}'")),
+            },
+            // `<empty>` is how the option's empty default is written in `uci`.
+            "book file" => core.set_book_file(match value_text.trim() {
+                "<empty>" => "",
+                path => path,
+            }),
             "clear hash" => {
                 self.searcher.clear();
                 Ok(())
@@ -173,6 +185,26 @@ impl UciSession {
             }
         }
         let limits = front.set_clock(&go, pos.side_to_move());
+        // A book move stands in for a search only when the GUI asks us to play a move:
+        // not for analysis (`infinite`), not while pondering, and not when it asks for a
+        // search of its own shape (`depth`, `nodes`, `mate`, `searchmoves`).
+        let plays_a_move = !go.infinite
+            && !go.ponder
+            && go.depth.is_none()
+            && go.nodes.is_none()
+            && go.mate.is_none()
+            && go.searchmoves.is_empty();
+        if plays_a_move {
+            if let Some((book_move, total)) = front.core.book_move() {
+                let text = pos.coordinate(book_move.mv);
+                front.core.send(&format!(
+                    "info string book move {text} weight {} of {total}",
+                    book_move.weight
+                ));
+                front.core.send(&format!("bestmove {text}"));
+                return;
+            }
+        }
         let mode = if go.infinite {
             Mode::Analyze
         } else if go.ponder {
@@ -234,6 +266,8 @@ impl UciFront {
                 self.core.move_overhead.as_millis()
             ),
             "option name UCI_Chess960 type check default false".to_string(),
+            "option name OwnBook type check default false".to_string(),
+            "option name Book File type string default <empty>".to_string(),
             "option name Clear Hash type button".to_string(),
             "uciok".to_string(),
         ];
