@@ -75,8 +75,8 @@ pub const MAX_HASH_MB: usize = 4096;
 const TABLE_ALIGN: usize = 2 * 1024 * 1024;
 
 /// The table's memory: zeroed words, aligned for huge pages, freed with the layout they
-/// were allocated with.
-struct Words {
+/// were allocated with. Also the memory of the perft table (`crate::hashperft`).
+pub(crate) struct Words {
     ptr: std::ptr::NonNull<AtomicU64>,
     layout: std::alloc::Layout,
 }
@@ -88,7 +88,7 @@ unsafe impl Sync for Words {}
 impl Words {
     /// `count` zeroed words, or None if the memory cannot be had. Zeroed pages come from
     /// the OS untouched, so memory is only committed as the search fills the table.
-    fn zeroed(count: usize) -> Option<Words> {
+    pub(crate) fn zeroed(count: usize) -> Option<Words> {
         let bytes = count.checked_mul(8)?;
         let layout = std::alloc::Layout::from_size_align(bytes, TABLE_ALIGN).ok()?;
         // SAFETY: the layout has a non-zero size (count >= 1 bucket).

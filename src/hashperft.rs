@@ -1,0 +1,404 @@
+//! Hashed, multi-threaded perft (`kestrel perft N --hash MB --threads T`).
+//!
+//! The same count as `chess::perft`, found faster: the leaf count under a position at a given
+//! depth is kept in a table shared by all threads, so a subtree reached again by another move
+//! order is counted once.
+//!
+//! The table is an array of 64-byte buckets of four entries. An entry is two words: the key
+//! XOR the data, and the data (the count in the high 56 bits, the depth in the low 8). A
+//! reader accepts an entry only if the two words it loaded XOR to the key it looks for and
+//! the depth is the one it asks for, so a read that races with a write (a torn entry) is
+//! rejected, and counts of different depths never mix. A new entry replaces the one of the
+//! bucket with the smallest count: the table keeps the counts that save the most work.
+//!
+//! Depth 1 is bulk-counted (the legal moves are counted, not played) and never goes through
+//! the table; every node of depth 2 or more is probed and stored.
+//!
+//! Threads: the tree is expanded from the root, ply by ply, until there are enough positions
+//! to share out (64 per thread) or expanding further would leave little below them; the
+//! threads then take these positions one at a time through an atomic index and count under
+//! each, all sharing the table.
+
+use crate::chess::{perft as plain, Move, MoveList, Position};
+use crate::search::tt::Words;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+const BUCKET_ENTRIES: usize = 4;
+/// Words per bucket: (key ^ data, data) per entry.
+const BUCKET_WORDS: usize = 2 * BUCKET_ENTRIES;
+const BUCKET_BYTES: usize = BUCKET_WORDS * 8;
+
+const DEPTH_BITS: u32 = 8;
+const DEPTH_MASK: u64 = (1 << DEPTH_BITS) - 1;
+/// Counts above this do not fit in an entry and are not stored.
+pub const MAX_STORED_COUNT: u64 = u64::MAX >> DEPTH_BITS;
+
+/// Refuse absurd sizes: this many megabytes at most.
+pub const MAX_HASH_MB: usize = 65536;
+
+#[inline(always)]
+fn pack(depth: u32, count: u64) -> u64 {
+    debug_assert!(depth as u64 <= DEPTH_MASK && count <= MAX_STORED_COUNT);
+    count << DEPTH_BITS | depth as u64
+}
+
+/// Leaf counts by (key, depth), shared by any number of threads without locks.
+pub struct PerftTable {
+    words: Words,
+    buckets: usize,
+}
+
+impl PerftTable {
+    /// A table of about `megabytes` MB (at least 1; if the memory cannot be had, smaller
+    /// sizes are tried).
+    pub fn new(megabytes: usize) -> PerftTable {
+        let mut mb = megabytes.clamp(1, MAX_HASH_MB);
+        loop {
+            if let Some(table) = PerftTable::try_with_buckets(mb * 1024 * 1024 / BUCKET_BYTES) {
+                return table;
+            }
+            if mb == 1 {
+                panic!("cannot allocate even 1 MB for the perft table");
+            }
+            mb /= 2;
+        }
+    }
+
+    /// A table of `buckets` buckets of four entries (at least one): tiny tables for tests.
+    pub fn with_buckets(buckets: usize) -> PerftTable {
+        PerftTable::try_with_buckets(buckets.max(1)).expect("a small table can be allocated")
+    }
+
+    fn try_with_buckets(buckets: usize) -> Option<PerftTable> {
+        let words = Words::zeroed(buckets.checked_mul(BUCKET_WORDS)?)?;
+        Some(PerftTable { words, buckets })
+    }
+
+    /// Size in bytes.
+    pub fn bytes(&self) -> usize {
+        self.buckets * BUCKET_BYTES
+    }
+
+    /// Size in whole megabytes.
+    pub fn megabytes(&self) -> usize {
+        self.bytes() / (1024 * 1024)
+    }
+
+    #[inline(always)]
+    fn bucket(&self, key: u64) -> usize {
+        // Map the key onto the table without a division (multiply-shift).
+        ((key as u128 * self.buckets as u128) >> 64) as usize * BUCKET_WORDS
+    }
+
+    /// Asks the processor to fetch the bucket of `key` now, to be probed soon.
+    #[inline(always)]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a prefetch is only a hint, and the address is inside the table.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch::<_MM_HINT_T0>(self.words.as_ptr().add(self.bucket(key)) as *const i8);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
+    /// The stored count of the position with `key` at `depth`, if there is one.
+    #[inline]
+    pub fn probe(&self, key: u64, depth: u32) -> Option<u64> {
+        let base = self.bucket(key);
+        for e in 0..BUCKET_ENTRIES {
+            let check = self.words[base + 2 * e].load(Relaxed);
+            let data = self.words[base + 2 * e + 1].load(Relaxed);
+            if check ^ data == key && data & DEPTH_MASK == depth as u64 {
+                return Some(data >> DEPTH_BITS);
+            }
+        }
+        None
+    }
+
+    /// Stores the count of the position with `key` at `depth` (from 1 to 255; a count too
+    /// big for an entry is not stored).
+    #[inline]
+    pub fn store(&self, key: u64, depth: u32, count: u64) {
+        if count > MAX_STORED_COUNT || depth == 0 || depth as u64 > DEPTH_MASK {
+            return;
+        }
+        let base = self.bucket(key);
+        // The smallest count goes (an empty entry counts as 0).
+        let mut slot = 0;
+        let mut smallest = u64::MAX;
+        for e in 0..BUCKET_ENTRIES {
+            let check = self.words[base + 2 * e].load(Relaxed);
+            let data = self.words[base + 2 * e + 1].load(Relaxed);
+            if check ^ data == key && data & DEPTH_MASK == depth as u64 {
+                return; // already there (another thread counted it too)
+            }
+            let count = data >> DEPTH_BITS;
+            if count < smallest {
+                smallest = count;
+                slot = e;
+            }
+        }
+        let data = pack(depth, count);
+        self.words[base + 2 * slot].store(key ^ data, Relaxed);
+        self.words[base + 2 * slot + 1].store(data, Relaxed);
+    }
+}
+
+/// Table use by one run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TableStats {
+    pub probes: u64,
+    pub hits: u64,
+}
+
+impl TableStats {
+    fn add(&mut self, other: TableStats) {
+        self.probes += other.probes;
+        self.hits += other.hits;
+    }
+
+    /// Hits per probe, from 0 to 1 (0 without probes).
+    pub fn hit_rate(&self) -> f64 {
+        if self.probes == 0 {
+            0.0
+        } else {
+            self.hits as f64 / self.probes as f64
+        }
+    }
+}
+
+/// The result of `perft`.
+#[derive(Clone, Debug)]
+pub struct PerftReport {
+    pub nodes: u64,
+    /// The count under each root move, in the order the generator gives them.
+    pub divide: Vec<(Move, u64)>,
+    pub stats: TableStats,
+}
+
+/// Leaf nodes at `depth` plies below `pos`, through the table.
+pub fn hashed_perft(pos: &Position, depth: u32, table: &PerftTable) -> u64 {
+    let mut stats = TableStats::default();
+    hashed(pos, depth, table, &mut stats)
+}
+
+fn hashed(pos: &Position, depth: u32, table: &PerftTable, stats: &mut TableStats) -> u64 {
+    match depth {
+        0 => return 1,
+        1 => return pos.count_legal_moves(),
+        _ => {}
+    }
+    let key = pos.key();
+    stats.probes += 1;
+    if let Some(count) = table.probe(key, depth) {
+        stats.hits += 1;
+        return count;
+    }
+    let mut moves = MoveList::new();
+    pos.generate::<_, true, true>(&mut moves);
+    let mut nodes = 0;
+    if depth == 2 {
+        for &mv in moves.iter() {
+            nodes += pos.after(mv).count_legal_moves();
+        }
+    } else {
+        for &mv in moves.iter() {
+            nodes += hashed(&pos.after(mv), depth - 1, table, stats);
+        }
+    }
+    table.store(key, depth, nodes);
+    nodes
+}
+
+/// Work items per thread wanted before the tree stops being expanded.
+const ITEMS_PER_THREAD: usize = 64;
+/// The tree is not expanded to where less than this depth would be left under each item.
+const MIN_ITEM_DEPTH: u32 = 3;
+
+struct Item {
+    /// Index of the root move this position is under.
+    root: usize,
+    pos: Position,
+}
+
+/// perft of `pos` to `depth` with `threads` threads (at least 1) and, if given, a table.
+/// The counts are exact whatever the table's size.
+pub fn perft(
+    pos: &Position,
+    depth: u32,
+    table: Option<&PerftTable>,
+    threads: usize,
+) -> PerftReport {
+    let threads = threads.max(1);
+    let roots = pos.legal_moves();
+    if depth == 0 {
+        return PerftReport {
+            nodes: 1,
+            divide: Vec::new(),
+            stats: TableStats::default(),
+        };
+    }
+    let mut items: Vec<Item> = roots
+        .iter()
+        .enumerate()
+        .map(|(root, &mv)| Item {
+            root,
+            pos: pos.after(mv),
+        })
+        .collect();
+    let mut left = depth - 1;
+    while items.len() < ITEMS_PER_THREAD * threads && left > MIN_ITEM_DEPTH {
+        let mut next = Vec::with_capacity(items.len() * 32);
+        for item in &items {
+            for &mv in item.pos.legal_moves().iter() {
+                next.push(Item {
+                    root: item.root,
+                    pos: item.pos.after(mv),
+                });
+            }
+        }
+        items = next;
+        left -= 1;
+    }
+
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut counts = vec![0u64; roots.len()];
+        let mut stats = TableStats::default();
+        while let Some(item) = items.get(next.fetch_add(1, Relaxed)) {
+            counts[item.root] += match table {
+                Some(table) => hashed(&item.pos, left, table, &mut stats),
+                None => plain::perft(&item.pos, left),
+            };
+        }
+        (counts, stats)
+    };
+    let results: Vec<(Vec<u64>, TableStats)> = if threads == 1 {
+        vec![work()]
+    } else {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads).map(|_| s.spawn(work)).collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a perft thread panicked"))
+                .collect()
+        })
+    };
+
+    let mut counts = vec![0u64; roots.len()];
+    let mut stats = TableStats::default();
+    for (c, s) in results {
+        for (total, n) in counts.iter_mut().zip(c) {
+            *total += n;
+        }
+        stats.add(s);
+    }
+    let divide: Vec<(Move, u64)> = roots.iter().copied().zip(counts).collect();
+    PerftReport {
+        nodes: divide.iter().map(|&(_, n)| n).sum(),
+        divide,
+        stats,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+
+    #[test]
+    fn a_table_of_one_bucket_still_counts_exactly() {
+        let pos = Position::from_fen(KIWIPETE).unwrap();
+        let table = PerftTable::with_buckets(1);
+        assert_eq!(table.bytes(), 64);
+        let report = perft(&pos, 4, Some(&table), 1);
+        assert_eq!(report.nodes, 4_085_603);
+        assert!(report.stats.probes > 0, "{:?}", report.stats);
+        // And two threads fighting over it.
+        let table = PerftTable::with_buckets(2);
+        assert_eq!(perft(&pos, 4, Some(&table), 2).nodes, 4_085_603);
+        let start = Position::startpos();
+        assert_eq!(perft(&start, 5, Some(&table), 2).nodes, 4_865_609);
+    }
+
+    #[test]
+    fn a_table_of_some_size_is_used() {
+        // Transpositions take three plies, so the depth-2 nodes of perft 5 have them.
+        let table = PerftTable::with_buckets(1024);
+        let report = perft(&Position::startpos(), 5, Some(&table), 1);
+        assert_eq!(report.nodes, 4_865_609);
+        assert!(
+            report.stats.hits * 10 > report.stats.probes,
+            "{:?}",
+            report.stats
+        );
+    }
+
+    #[test]
+    fn counts_of_other_depths_are_not_taken() {
+        let table = PerftTable::with_buckets(1);
+        table.store(0x1234, 3, 8902);
+        assert_eq!(table.probe(0x1234, 3), Some(8902));
+        assert_eq!(table.probe(0x1234, 2), None);
+        assert_eq!(table.probe(0x1234, 4), None);
+        assert_eq!(table.probe(0x1235, 3), None);
+    }
+
+    #[test]
+    fn a_torn_entry_is_rejected() {
+        let table = PerftTable::with_buckets(1);
+        let (a, b) = (0xAAAA_0000_0000_0001, 0xBBBB_0000_0000_0002);
+        table.store(a, 2, 400);
+        assert_eq!(table.probe(a, 2), Some(400));
+        // Another writer's data word lands over this entry's check word's partner: the check
+        // word of (a, 400) with the data word of (b, 500).
+        let (check_word, data_word) = (&table.words[0], &table.words[1]);
+        assert_eq!(check_word.load(Relaxed), a ^ pack(2, 400));
+        data_word.store(pack(2, 500), Relaxed);
+        assert_eq!(table.probe(a, 2), None);
+        assert_eq!(table.probe(b, 2), None);
+        // And the other half: b's check word with a's data word.
+        check_word.store(b ^ pack(2, 500), Relaxed);
+        data_word.store(pack(2, 400), Relaxed);
+        assert_eq!(table.probe(a, 2), None);
+        assert_eq!(table.probe(b, 2), None);
+        // Whole again, it is found.
+        data_word.store(pack(2, 500), Relaxed);
+        assert_eq!(table.probe(b, 2), Some(500));
+    }
+
+    #[test]
+    fn the_smallest_count_is_replaced() {
+        let table = PerftTable::with_buckets(1);
+        for (key, count) in [(1, 50), (2, 10), (3, 70), (4, 30)] {
+            table.store(key, 2, count);
+        }
+        table.store(5, 2, 20);
+        assert_eq!(table.probe(2, 2), None);
+        for (key, count) in [(1, 50), (3, 70), (4, 30), (5, 20)] {
+            assert_eq!(table.probe(key, 2), Some(count));
+        }
+        // Too big for an entry: not stored, nothing lost.
+        table.store(6, 2, MAX_STORED_COUNT + 1);
+        assert_eq!(table.probe(6, 2), None);
+        assert_eq!(table.probe(5, 2), Some(20));
+    }
+
+    #[test]
+    fn threads_without_a_table_and_divide() {
+        let pos = Position::from_fen(KIWIPETE).unwrap();
+        let report = perft(&pos, 3, None, 2);
+        assert_eq!(report.nodes, 97_862);
+        assert_eq!(report.stats, TableStats::default());
+        let expected = plain::divide(&pos, 3);
+        assert_eq!(report.divide, expected);
+        let table = PerftTable::with_buckets(16);
+        for depth in 1..=4 {
+            let report = perft(&pos, depth, Some(&table), 2);
+            assert_eq!(report.divide, plain::divide(&pos, depth), "depth {depth}");
+        }
+    }
+}
