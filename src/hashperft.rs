@@ -74,6 +74,14 @@ impl PerftTable {
         Some(PerftTable { words, buckets })
     }
 
+    /// Empties the table (a table must be emptied before it serves another game's
+    /// positions: in Chess960 the same castling rights may belong to other rooks).
+    pub fn clear(&self) {
+        for word in self.words.iter() {
+            word.store(0, Relaxed);
+        }
+    }
+
     /// Size in bytes.
     pub fn bytes(&self) -> usize {
         self.buckets * BUCKET_BYTES
@@ -349,24 +357,26 @@ mod tests {
 
     #[test]
     fn a_torn_entry_is_rejected() {
-        let table = PerftTable::with_buckets(1);
+        // What two writers leave in the first entry of a one-bucket table, each alone.
         let (a, b) = (0xAAAA_0000_0000_0001, 0xBBBB_0000_0000_0002);
-        table.store(a, 2, 400);
-        assert_eq!(table.probe(a, 2), Some(400));
-        // Another writer's data word lands over this entry's check word's partner: the check
-        // word of (a, 400) with the data word of (b, 500).
-        let (check_word, data_word) = (&table.words[0], &table.words[1]);
-        assert_eq!(check_word.load(Relaxed), a ^ pack(2, 400));
-        data_word.store(pack(2, 500), Relaxed);
-        assert_eq!(table.probe(a, 2), None);
-        assert_eq!(table.probe(b, 2), None);
-        // And the other half: b's check word with a's data word.
-        check_word.store(b ^ pack(2, 500), Relaxed);
-        data_word.store(pack(2, 400), Relaxed);
-        assert_eq!(table.probe(a, 2), None);
-        assert_eq!(table.probe(b, 2), None);
+        let written = |key, count| {
+            let table = PerftTable::with_buckets(1);
+            table.store(key, 2, count);
+            assert_eq!(table.probe(key, 2), Some(count));
+            (table.words[0].load(Relaxed), table.words[1].load(Relaxed))
+        };
+        let (a0, a1) = written(a, 400);
+        let (b0, b1) = written(b, 500);
+        // Their writes interleaved: one word from each. Neither key may find anything.
+        let table = PerftTable::with_buckets(1);
+        for (w0, w1) in [(a0, b1), (b0, a1)] {
+            table.words[0].store(w0, Relaxed);
+            table.words[1].store(w1, Relaxed);
+            assert_eq!(table.probe(a, 2), None);
+            assert_eq!(table.probe(b, 2), None);
+        }
         // Whole again, it is found.
-        data_word.store(pack(2, 500), Relaxed);
+        table.words[1].store(b1, Relaxed);
         assert_eq!(table.probe(b, 2), Some(500));
     }
 
@@ -385,6 +395,8 @@ mod tests {
         table.store(6, 2, MAX_STORED_COUNT + 1);
         assert_eq!(table.probe(6, 2), None);
         assert_eq!(table.probe(5, 2), Some(20));
+        table.clear();
+        assert_eq!(table.probe(5, 2), None);
     }
 
     #[test]
