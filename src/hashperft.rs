@@ -211,10 +211,17 @@ fn hashed(pos: &Position, depth: u32, table: &PerftTable, stats: &mut TableStats
         for &mv in moves.iter() {
             nodes += pos.after(mv).count_legal_moves();
         }
-    } else {
-        for &mv in moves.iter() {
-            nodes += hashed(&pos.after(mv), depth - 1, table, stats);
+    } else if let Some((&first, rest)) = moves.split_first() {
+        // Each child is made, and its bucket fetched, while the one before is counted.
+        let mut child = pos.after(first);
+        table.prefetch(child.key());
+        for &mv in rest {
+            let next = pos.after(mv);
+            table.prefetch(next.key());
+            nodes += hashed(&child, depth - 1, table, stats);
+            child = next;
         }
+        nodes += hashed(&child, depth - 1, table, stats);
     }
     table.store(key, depth, nodes);
     nodes
