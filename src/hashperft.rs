@@ -11,6 +11,9 @@
 //! rejected, and counts of different depths never mix. A new entry replaces the one of the
 //! bucket with the smallest count: the table keeps the counts that save the most work.
 //!
+//! The table's memory is asked for as huge pages before it is first touched: a probe is
+//! then one cache miss rather than a cache miss and a page-table walk.
+//!
 //! Depth 1 is bulk-counted (the legal moves are counted, not played) and never goes through
 //! the table; every node of depth 2 or more is probed and stored.
 //!
@@ -70,7 +73,7 @@ impl PerftTable {
     }
 
     fn try_with_buckets(buckets: usize) -> Option<PerftTable> {
-        let words = Words::zeroed(buckets.checked_mul(BUCKET_WORDS)?)?;
+        let words = Words::zeroed_huge(buckets.checked_mul(BUCKET_WORDS)?)?;
         Some(PerftTable { words, buckets })
     }
 
