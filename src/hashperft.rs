@@ -5,10 +5,12 @@
 //! order is counted once.
 //!
 //! The table is an array of 64-byte buckets of four entries. An entry is two words: the key
-//! XOR the data, and the data (the count in the high 56 bits, the depth in the low 8). A
-//! reader accepts an entry only if the two words it loaded XOR to the key it looks for and
-//! the depth is the one it asks for, so a read that races with a write (a torn entry) is
-//! rejected, and counts of different depths never mix. A new entry replaces the one of the
+//! XOR the data, and the data (the count in the high 48 bits, then 8 check bits, then the
+//! depth in the low 8). A reader accepts an entry only if the two words it loaded XOR to
+//! the key it looks for and the depth and check bits are the ones it asks for, so a read
+//! that races with a write (a torn entry) is rejected, and counts of different depths never
+//! mix. The check bits come from a second hash of the position, independent of the Zobrist
+//! key: two positions that share a key are then told apart 255 times in 256. A new entry replaces the one of the
 //! bucket with the smallest count: the table keeps the counts that save the most work.
 //!
 //! The table's memory is asked for as huge pages before it is first touched: a probe is
@@ -22,7 +24,7 @@
 //! threads then take these positions one at a time through an atomic index and count under
 //! each, all sharing the table.
 
-use crate::chess::{perft as plain, Move, MoveList, Position};
+use crate::chess::{perft as plain, Color, Move, MoveList, Position, Role};
 use crate::search::tt::Words;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
@@ -32,17 +34,67 @@ const BUCKET_WORDS: usize = 2 * BUCKET_ENTRIES;
 const BUCKET_BYTES: usize = BUCKET_WORDS * 8;
 
 const DEPTH_BITS: u32 = 8;
-const DEPTH_MASK: u64 = (1 << DEPTH_BITS) - 1;
-/// Counts above this do not fit in an entry and are not stored.
-pub const MAX_STORED_COUNT: u64 = u64::MAX >> DEPTH_BITS;
+const MAX_DEPTH: u32 = (1 << DEPTH_BITS) - 1;
+/// Depth and check bits: the low bits of the data word.
+const TAG_BITS: u32 = 16;
+const TAG_MASK: u64 = (1 << TAG_BITS) - 1;
+/// Counts above this (2^48 - 1) do not fit in an entry and are not stored.
+pub const MAX_STORED_COUNT: u64 = u64::MAX >> TAG_BITS;
 
 /// Refuse absurd sizes: this many megabytes at most.
 pub const MAX_HASH_MB: usize = 65536;
 
+/// What an entry is looked up by: the Zobrist key, and a tag of the depth and 8 bits of a
+/// second hash of the position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EntryKey {
+    key: u64,
+    tag: u64,
+}
+
+impl EntryKey {
+    /// The entry of `pos` at `depth` (1 to 255).
+    #[inline(always)]
+    pub fn new(pos: &Position, depth: u32) -> EntryKey {
+        EntryKey::from_parts(pos.key(), (placement_hash(pos) >> 56) as u8, depth)
+    }
+
+    /// From a Zobrist key, check bits and a depth (1 to 255): for tests.
+    #[inline(always)]
+    pub fn from_parts(key: u64, check: u8, depth: u32) -> EntryKey {
+        debug_assert!((1..=MAX_DEPTH).contains(&depth));
+        EntryKey {
+            key,
+            tag: (check as u64) << DEPTH_BITS | depth as u64,
+        }
+    }
+}
+
+/// A hash of where the pieces stand, independent of the Zobrist key (multiply-rotate over
+/// the bitboards that fix the placement; the kings are the occupied squares left over).
 #[inline(always)]
-fn pack(depth: u32, count: u64) -> u64 {
-    debug_assert!(depth as u64 <= DEPTH_MASK && count <= MAX_STORED_COUNT);
-    count << DEPTH_BITS | depth as u64
+fn placement_hash(pos: &Position) -> u64 {
+    const MUL: u64 = 0x9FB2_1C65_1E98_DF25;
+    let words = [
+        pos.occupied().0,
+        pos.color_bb(Color::White).0,
+        pos.role_bb(Role::Pawn).0,
+        pos.role_bb(Role::Knight).0,
+        pos.role_bb(Role::Bishop).0,
+        pos.role_bb(Role::Rook).0,
+        pos.role_bb(Role::Queen).0,
+    ];
+    let mut h: u64 = 0x243F_6A88_85A3_08D3;
+    for w in words {
+        h = (h ^ w).wrapping_mul(MUL).rotate_left(29);
+    }
+    (h ^ h >> 32).wrapping_mul(MUL)
+}
+
+#[inline(always)]
+fn pack(k: EntryKey, count: u64) -> u64 {
+    debug_assert!(count <= MAX_STORED_COUNT);
+    count << TAG_BITS | k.tag
 }
 
 /// Leaf counts by (key, depth), shared by any number of threads without locks.
@@ -114,45 +166,44 @@ impl PerftTable {
         let _ = key;
     }
 
-    /// The stored count of the position with `key` at `depth`, if there is one.
+    /// The stored count of the entry `k`, if there is one.
     #[inline]
-    pub fn probe(&self, key: u64, depth: u32) -> Option<u64> {
-        let base = self.bucket(key);
+    pub fn probe(&self, k: EntryKey) -> Option<u64> {
+        let base = self.bucket(k.key);
         for e in 0..BUCKET_ENTRIES {
             let check = self.words[base + 2 * e].load(Relaxed);
             let data = self.words[base + 2 * e + 1].load(Relaxed);
-            if check ^ data == key && data & DEPTH_MASK == depth as u64 {
-                return Some(data >> DEPTH_BITS);
+            if check ^ data == k.key && data & TAG_MASK == k.tag {
+                return Some(data >> TAG_BITS);
             }
         }
         None
     }
 
-    /// Stores the count of the position with `key` at `depth` (from 1 to 255; a count too
-    /// big for an entry is not stored).
+    /// Stores the count of the entry `k` (a count too big for an entry is not stored).
     #[inline]
-    pub fn store(&self, key: u64, depth: u32, count: u64) {
-        if count > MAX_STORED_COUNT || depth == 0 || depth as u64 > DEPTH_MASK {
+    pub fn store(&self, k: EntryKey, count: u64) {
+        if count > MAX_STORED_COUNT {
             return;
         }
-        let base = self.bucket(key);
+        let base = self.bucket(k.key);
         // The smallest count goes (an empty entry counts as 0).
         let mut slot = 0;
         let mut smallest = u64::MAX;
         for e in 0..BUCKET_ENTRIES {
             let check = self.words[base + 2 * e].load(Relaxed);
             let data = self.words[base + 2 * e + 1].load(Relaxed);
-            if check ^ data == key && data & DEPTH_MASK == depth as u64 {
+            if check ^ data == k.key && data & TAG_MASK == k.tag {
                 return; // already there (another thread counted it too)
             }
-            let count = data >> DEPTH_BITS;
+            let count = data >> TAG_BITS;
             if count < smallest {
                 smallest = count;
                 slot = e;
             }
         }
-        let data = pack(depth, count);
-        self.words[base + 2 * slot].store(key ^ data, Relaxed);
+        let data = pack(k, count);
+        self.words[base + 2 * slot].store(k.key ^ data, Relaxed);
         self.words[base + 2 * slot + 1].store(data, Relaxed);
     }
 }
@@ -201,9 +252,9 @@ fn hashed(pos: &Position, depth: u32, table: &PerftTable, stats: &mut TableStats
         1 => return pos.count_legal_moves(),
         _ => {}
     }
-    let key = pos.key();
+    let k = EntryKey::new(pos, depth);
     stats.probes += 1;
-    if let Some(count) = table.probe(key, depth) {
+    if let Some(count) = table.probe(k) {
         stats.hits += 1;
         return count;
     }
@@ -226,7 +277,7 @@ fn hashed(pos: &Position, depth: u32, table: &PerftTable, stats: &mut TableStats
         }
         nodes += hashed(&child, depth - 1, table, stats);
     }
-    table.store(key, depth, nodes);
+    table.store(k, nodes);
     nodes
 }
 
@@ -355,14 +406,45 @@ mod tests {
         );
     }
 
+    /// An entry key with fixed check bits.
+    fn k(key: u64, depth: u32) -> EntryKey {
+        EntryKey::from_parts(key, 0x5A, depth)
+    }
+
     #[test]
-    fn counts_of_other_depths_are_not_taken() {
+    fn counts_of_other_depths_and_check_bits_are_not_taken() {
         let table = PerftTable::with_buckets(1);
-        table.store(0x1234, 3, 8902);
-        assert_eq!(table.probe(0x1234, 3), Some(8902));
-        assert_eq!(table.probe(0x1234, 2), None);
-        assert_eq!(table.probe(0x1234, 4), None);
-        assert_eq!(table.probe(0x1235, 3), None);
+        table.store(k(0x1234, 3), 8902);
+        assert_eq!(table.probe(k(0x1234, 3)), Some(8902));
+        assert_eq!(table.probe(k(0x1234, 2)), None);
+        assert_eq!(table.probe(k(0x1234, 4)), None);
+        assert_eq!(table.probe(k(0x1235, 3)), None);
+        // The same key and depth with other check bits: another position.
+        assert_eq!(table.probe(EntryKey::from_parts(0x1234, 0x5B, 3)), None);
+        assert_eq!(table.probe(EntryKey::from_parts(0x1234, 0xA5, 3)), None);
+    }
+
+    #[test]
+    fn check_bits_are_spread_over_positions() {
+        let mut seen = [0u32; 256];
+        let start = Position::startpos();
+        for &a in start.legal_moves().iter() {
+            let p1 = start.after(a);
+            for &b in p1.legal_moves().iter() {
+                let p2 = p1.after(b);
+                for &c in p2.legal_moves().iter() {
+                    let tag = EntryKey::new(&p2.after(c), 2).tag;
+                    seen[(tag >> DEPTH_BITS) as usize] += 1;
+                }
+            }
+        }
+        // 8902 positions (5362 different) over 256 values: about 35 each if spread.
+        let used = seen.iter().filter(|&&n| n > 0).count();
+        let most = *seen.iter().max().unwrap();
+        assert!(
+            used > 240 && most < 100,
+            "{used} values used, at most {most}"
+        );
     }
 
     #[test]
@@ -371,8 +453,8 @@ mod tests {
         let (a, b) = (0xAAAA_0000_0000_0001, 0xBBBB_0000_0000_0002);
         let written = |key, count| {
             let table = PerftTable::with_buckets(1);
-            table.store(key, 2, count);
-            assert_eq!(table.probe(key, 2), Some(count));
+            table.store(k(key, 2), count);
+            assert_eq!(table.probe(k(key, 2)), Some(count));
             (table.words[0].load(Relaxed), table.words[1].load(Relaxed))
         };
         let (a0, a1) = written(a, 400);
@@ -382,31 +464,31 @@ mod tests {
         for (w0, w1) in [(a0, b1), (b0, a1)] {
             table.words[0].store(w0, Relaxed);
             table.words[1].store(w1, Relaxed);
-            assert_eq!(table.probe(a, 2), None);
-            assert_eq!(table.probe(b, 2), None);
+            assert_eq!(table.probe(k(a, 2)), None);
+            assert_eq!(table.probe(k(b, 2)), None);
         }
         // Whole again, it is found.
         table.words[1].store(b1, Relaxed);
-        assert_eq!(table.probe(b, 2), Some(500));
+        assert_eq!(table.probe(k(b, 2)), Some(500));
     }
 
     #[test]
     fn the_smallest_count_is_replaced() {
         let table = PerftTable::with_buckets(1);
         for (key, count) in [(1, 50), (2, 10), (3, 70), (4, 30)] {
-            table.store(key, 2, count);
+            table.store(k(key, 2), count);
         }
-        table.store(5, 2, 20);
-        assert_eq!(table.probe(2, 2), None);
+        table.store(k(5, 2), 20);
+        assert_eq!(table.probe(k(2, 2)), None);
         for (key, count) in [(1, 50), (3, 70), (4, 30), (5, 20)] {
-            assert_eq!(table.probe(key, 2), Some(count));
+            assert_eq!(table.probe(k(key, 2)), Some(count));
         }
         // Too big for an entry: not stored, nothing lost.
-        table.store(6, 2, MAX_STORED_COUNT + 1);
-        assert_eq!(table.probe(6, 2), None);
-        assert_eq!(table.probe(5, 2), Some(20));
+        table.store(k(6, 2), MAX_STORED_COUNT + 1);
+        assert_eq!(table.probe(k(6, 2)), None);
+        assert_eq!(table.probe(k(5, 2)), Some(20));
         table.clear();
-        assert_eq!(table.probe(5, 2), None);
+        assert_eq!(table.probe(k(5, 2)), None);
     }
 
     #[test]
