@@ -10,8 +10,9 @@
 //! the key it looks for and the depth and check bits are the ones it asks for, so a read
 //! that races with a write (a torn entry) is rejected, and counts of different depths never
 //! mix. The check bits come from a second hash of the position, independent of the Zobrist
-//! key: two positions that share a key are then told apart 255 times in 256. A new entry replaces the one of the
-//! bucket with the smallest count: the table keeps the counts that save the most work.
+//! key: two positions that share a key are then told apart 255 times in 256. A new entry
+//! replaces the one of the bucket with the smallest count: the table keeps the counts that
+//! save the most work.
 //!
 //! The table's memory is asked for as huge pages before it is first touched: a probe is
 //! then one cache miss rather than a cache miss and a page-table walk.
@@ -240,12 +241,7 @@ pub struct PerftReport {
     pub stats: TableStats,
 }
 
-/// Leaf nodes at `depth` plies below `pos`, through the table.
-pub fn hashed_perft(pos: &Position, depth: u32, table: &PerftTable) -> u64 {
-    let mut stats = TableStats::default();
-    hashed(pos, depth, table, &mut stats)
-}
-
+/// Leaf nodes at `depth` (at most 255) plies below `pos`, through the table.
 fn hashed(pos: &Position, depth: u32, table: &PerftTable, stats: &mut TableStats) -> u64 {
     match depth {
         0 => return 1,
@@ -292,8 +288,9 @@ struct Item {
     pos: Position,
 }
 
-/// perft of `pos` to `depth` with `threads` threads (at least 1) and, if given, a table.
-/// The counts are exact whatever the table's size.
+/// perft of `pos` to `depth` with `threads` threads (at least 1) and, if given, a table
+/// (not used beyond depth 255, which entries cannot hold). The counts are exact whatever
+/// the table's size.
 pub fn perft(
     pos: &Position,
     depth: u32,
@@ -301,6 +298,7 @@ pub fn perft(
     threads: usize,
 ) -> PerftReport {
     let threads = threads.max(1);
+    let table = table.filter(|_| depth <= MAX_DEPTH);
     let roots = pos.legal_moves();
     if depth == 0 {
         return PerftReport {
