@@ -7,6 +7,7 @@
 //! * `protocol`: the xboard driver: input thread, command parsing, the loop.
 //! * `datagen`: self-play games written as training data for the evaluation tuner.
 //! * `game`: a game in progress: moves, history for undo and repetitions, results.
+//! * `hashperft`: perft with a shared table of counts and threads (`kestrel perft --hash`).
 //! * `tune`: the Texel-style tuner of the evaluation weights (`kestrel tune`).
 
 pub mod bench;
@@ -16,6 +17,7 @@ pub mod datagen;
 pub mod epd;
 pub mod eval;
 pub mod game;
+pub mod hashperft;
 pub mod protocol;
 pub mod search;
 pub mod tune;

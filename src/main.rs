@@ -39,6 +39,14 @@ enum Command {
         /// Print the count under each root move.
         #[arg(long)]
         divide: bool,
+        /// Table of subtree counts, in MB, shared by the threads (0 = none). Counts stay
+        /// exact at any size; a bigger table saves more work.
+        #[arg(long, value_name = "MB", default_value_t = 0,
+              value_parser = clap::value_parser!(u64).range(0..=kestrel::hashperft::MAX_HASH_MB as u64))]
+        hash: u64,
+        /// Counting threads.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+        threads: u32,
     },
     /// Search the fixed bench positions; prints total nodes (the search's signature) and nps.
     Bench {
@@ -149,7 +157,13 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
-        Some(Command::Perft { depth, fen, divide }) => run_perft(depth, &fen, divide),
+        Some(Command::Perft {
+            depth,
+            fen,
+            divide,
+            hash,
+            threads,
+        }) => run_perft(depth, &fen, divide, hash as usize, threads as usize),
         Some(Command::Epd {
             file,
             time,
@@ -229,7 +243,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run_perft(depth: u32, fen: &str, divide: bool) -> ExitCode {
+fn run_perft(depth: u32, fen: &str, divide: bool, hash_mb: usize, threads: usize) -> ExitCode {
     let pos = match Position::from_fen(fen) {
         Ok(p) => p,
         Err(e) => {
@@ -237,6 +251,9 @@ fn run_perft(depth: u32, fen: &str, divide: bool) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if hash_mb > 0 || threads > 1 {
+        return run_hashed_perft(&pos, depth, divide, hash_mb, threads);
+    }
     let start = Instant::now();
     let nodes = if divide {
         let mut total = 0;
@@ -253,6 +270,46 @@ fn run_perft(depth: u32, fen: &str, divide: bool) -> ExitCode {
     println!("nodes {nodes}");
     println!("time {secs:.3} s");
     println!("speed {:.1} Mnps", nodes as f64 / secs.max(1e-9) / 1e6);
+    ExitCode::SUCCESS
+}
+
+fn run_hashed_perft(
+    pos: &Position,
+    depth: u32,
+    divide: bool,
+    hash_mb: usize,
+    threads: usize,
+) -> ExitCode {
+    use kestrel::hashperft::{perft, PerftTable};
+    // The table is allocated before the clock starts; its pages are committed as it fills.
+    let table = (hash_mb > 0).then(|| PerftTable::new(hash_mb));
+    let start = Instant::now();
+    let report = perft(pos, depth, table.as_ref(), threads);
+    let secs = start.elapsed().as_secs_f64();
+    if divide {
+        for &(mv, n) in &report.divide {
+            println!("{}: {n}", pos.coordinate(mv));
+        }
+        println!();
+    }
+    println!("nodes {}", report.nodes);
+    println!("time {secs:.3} s");
+    println!(
+        "speed {:.1} Mnps",
+        report.nodes as f64 / secs.max(1e-9) / 1e6
+    );
+    match &table {
+        Some(t) => {
+            println!("hash {} MB", t.megabytes());
+            println!(
+                "hash hits {:.1}% of {} probes",
+                report.stats.hit_rate() * 100.0,
+                report.stats.probes
+            );
+        }
+        None => println!("hash none"),
+    }
+    println!("threads {threads}");
     ExitCode::SUCCESS
 }
 

@@ -1,8 +1,11 @@
 //! perft against published counts: the classic perft suite, Chess960 in Shredder-FEN and
 //! X-FEN, and Marcel van Kervinck's random positions. Also FEN round trips on all of them.
-//! Run with `cargo test --release`; the work is spread over the available cores.
+//! Run with `cargo test --release`; the work is spread over the available cores. The hashed,
+//! threaded perft (`kestrel::hashperft`) is checked on the same counts with small tables, so
+//! that entries are replaced all the time.
 
 use kestrel::chess::{perft::perft, Position};
+use kestrel::hashperft::{self, PerftTable};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -72,6 +75,17 @@ fn check_counts(
     max_nodes: u64,
     every_nth_deeper: Option<(usize, u32)>,
 ) {
+    check_counts_with(file, max_depth, max_nodes, every_nth_deeper, perft);
+}
+
+/// `check_counts` with another perft.
+fn check_counts_with(
+    file: &str,
+    max_depth: u32,
+    max_nodes: u64,
+    every_nth_deeper: Option<(usize, u32)>,
+    count: impl Fn(&Position, u32) -> u64 + Sync,
+) {
     let cases = load(file);
     assert!(!cases.is_empty());
     let checked = AtomicUsize::new(0);
@@ -88,7 +102,7 @@ fn check_counts(
                 continue;
             }
             checked.fetch_add(1, Ordering::Relaxed);
-            let got = perft(&pos, depth);
+            let got = count(&pos, depth);
             if got != expected {
                 failures.push(format!(
                     "{file}:{} depth {depth}: got {got}, expected {expected} ({})",
@@ -125,6 +139,63 @@ fn chess960_xfen_depth_4_and_every_tenth_to_5() {
 #[test]
 fn random_positions_depth_4() {
     check_counts("perft-random.epd", 4, u64::MAX, None);
+}
+
+/// Hashed perft with two threads and an emptied table of `buckets` 64-byte buckets (one per
+/// calling thread, kept: allocating and zeroing a table per count would cost more than the
+/// counts).
+fn hashed(buckets: usize) -> impl Fn(&Position, u32) -> u64 + Sync {
+    thread_local! {
+        static TABLE: std::cell::RefCell<Option<PerftTable>> = const { std::cell::RefCell::new(None) };
+    }
+    move |pos, depth| {
+        TABLE.with_borrow_mut(|table| {
+            let table = table.get_or_insert_with(|| PerftTable::with_buckets(buckets));
+            assert_eq!(table.bytes(), buckets * 64);
+            table.clear();
+            hashperft::perft(pos, depth, Some(table), 2).nodes
+        })
+    }
+}
+
+/// 1 MB: 65536 entries.
+const ONE_MB: usize = 1 << 14;
+
+#[test]
+fn hashed_perft_suite_up_to_100_million_nodes() {
+    check_counts_with("perft.epd", u32::MAX, 100_000_000, None, hashed(ONE_MB));
+}
+
+#[test]
+fn hashed_perft_suite_with_a_table_of_four_entries() {
+    check_counts_with("perft.epd", u32::MAX, 5_000_000, None, hashed(1));
+}
+
+#[test]
+fn hashed_chess960_shredder_fen_depth_3_and_every_twentieth_to_5() {
+    check_counts_with("perft960.epd", 3, u64::MAX, Some((20, 5)), hashed(ONE_MB));
+}
+
+#[test]
+fn hashed_chess960_xfen_depth_3_and_every_twentieth_to_5() {
+    check_counts_with(
+        "perft960-xfen.epd",
+        3,
+        u64::MAX,
+        Some((20, 5)),
+        hashed(ONE_MB),
+    );
+}
+
+#[test]
+fn hashed_random_positions_depth_3_and_every_200th_to_5() {
+    check_counts_with(
+        "perft-random.epd",
+        3,
+        u64::MAX,
+        Some((200, 5)),
+        hashed(ONE_MB),
+    );
 }
 
 /// Parsing, printing and parsing again gives the same position and the same text; where the

@@ -97,6 +97,78 @@ fn perft_through_the_binary_matches_published_counts() {
     assert!(checked + 1 >= cases.len(), "{checked} of {}", cases.len());
 }
 
+/// `kestrel perft --hash MB --threads T`: the same counts and divide as plain perft, with the
+/// table size, its hit rate and the threads printed; without either, plain perft's output.
+#[test]
+fn hashed_perft_on_the_command_line() {
+    let cases = published_perft();
+    let run = |args: &[&str]| {
+        let out = kestrel().arg("perft").args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let text = run(&["5", "--hash", "2", "--threads", "2"]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines.contains(&format!("nodes {}", at(&cases[0].1, 5)).as_str()),
+        "{text}"
+    );
+    assert!(lines.contains(&"hash 2 MB"), "{text}");
+    assert!(lines.contains(&"threads 2"), "{text}");
+    let hits = lines
+        .iter()
+        .find_map(|l| l.strip_prefix("hash hits "))
+        .expect(&text);
+    let (rate, probes) = hits.split_once("% of ").expect(hits);
+    let rate: f64 = rate.parse().unwrap();
+    assert!(rate > 0.0 && rate < 100.0, "{text}");
+    assert!(probes.ends_with(" probes"), "{text}");
+
+    // Divide: the same lines under each root move as plain perft.
+    let (fen, counts) = &cases[1];
+    let per_move = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.contains(": "))
+            .map(String::from)
+            .collect()
+    };
+    let plain = run(&["3", "--divide", "--fen", fen]);
+    let hashed = run(&[
+        "3",
+        "--divide",
+        "--fen",
+        fen,
+        "--hash",
+        "1",
+        "--threads",
+        "2",
+    ]);
+    assert_eq!(per_move(&plain).len() as u64, at(counts, 1));
+    assert_eq!(per_move(&plain), per_move(&hashed));
+    assert!(
+        hashed.contains(&format!("nodes {}", at(counts, 3))),
+        "{hashed}"
+    );
+
+    // Threads without a table, and the defaults spelled out: no table line for plain perft.
+    let text = run(&["4", "--threads", "2"]);
+    assert!(
+        text.contains(&format!("nodes {}", at(&cases[0].1, 4))),
+        "{text}"
+    );
+    assert!(text.lines().any(|l| l == "hash none"), "{text}");
+    let text = run(&["4", "--hash", "0", "--threads", "1"]);
+    assert!(
+        !text.contains("hash") && !text.contains("threads"),
+        "{text}"
+    );
+    let out = kestrel()
+        .args(["perft", "4", "--threads", "0"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+}
+
 #[test]
 fn terminal_session_answers_readably() {
     let mut e = Engine::start();

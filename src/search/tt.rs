@@ -75,8 +75,8 @@ pub const MAX_HASH_MB: usize = 4096;
 const TABLE_ALIGN: usize = 2 * 1024 * 1024;
 
 /// The table's memory: zeroed words, aligned for huge pages, freed with the layout they
-/// were allocated with.
-struct Words {
+/// were allocated with. Also the memory of the perft table (`crate::hashperft`).
+pub(crate) struct Words {
     ptr: std::ptr::NonNull<AtomicU64>,
     layout: std::alloc::Layout,
 }
@@ -88,13 +88,31 @@ unsafe impl Sync for Words {}
 impl Words {
     /// `count` zeroed words, or None if the memory cannot be had. Zeroed pages come from
     /// the OS untouched, so memory is only committed as the search fills the table.
-    fn zeroed(count: usize) -> Option<Words> {
+    pub(crate) fn zeroed(count: usize) -> Option<Words> {
         let bytes = count.checked_mul(8)?;
         let layout = std::alloc::Layout::from_size_align(bytes, TABLE_ALIGN).ok()?;
         // SAFETY: the layout has a non-zero size (count >= 1 bucket).
         let ptr = unsafe { std::alloc::alloc_zeroed(layout) } as *mut AtomicU64;
         let ptr = std::ptr::NonNull::new(ptr)?;
         advise_huge_pages(ptr.as_ptr() as *mut u8, bytes);
+        Some(Words { ptr, layout })
+    }
+
+    /// `count` zeroed words, given the huge-page advice before they are first touched.
+    /// `alloc_zeroed` at this alignment writes the zeros itself, so in `zeroed` every page
+    /// is already in as a small page when the advice comes. Here the pages are faulted in
+    /// as huge pages where the OS has them, which makes random probes of a big table
+    /// cheaper (the perft table: about 30% less time for perft 7 with 1 GB), for more time
+    /// spent here (the OS may compact memory to find huge pages).
+    pub(crate) fn zeroed_huge(count: usize) -> Option<Words> {
+        let bytes = count.checked_mul(8)?;
+        let layout = std::alloc::Layout::from_size_align(bytes, TABLE_ALIGN).ok()?;
+        // SAFETY: the layout has a non-zero size (count >= 1).
+        let ptr = unsafe { std::alloc::alloc(layout) } as *mut AtomicU64;
+        let ptr = std::ptr::NonNull::new(ptr)?;
+        advise_huge_pages(ptr.as_ptr() as *mut u8, bytes);
+        // SAFETY: the allocation is `bytes` long, and zero bytes are valid atomics.
+        unsafe { std::ptr::write_bytes(ptr.as_ptr() as *mut u8, 0, bytes) };
         Some(Words { ptr, layout })
     }
 }
