@@ -141,6 +141,10 @@ enum Command {
         /// Print a progress line every N epochs.
         #[arg(long, value_name = "N", default_value_t = 100)]
         report: usize,
+        /// L2 pull toward the starting weights (per centipawn squared, against a mean
+        /// squared error): keeps weights the data barely determines near their start.
+        #[arg(long, default_value_t = 0.0)]
+        l2: f64,
     },
 }
 
@@ -210,6 +214,7 @@ fn main() -> ExitCode {
             threads,
             out,
             report,
+            l2,
         }) => {
             let threads = threads.map_or_else(
                 || std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -223,6 +228,7 @@ fn main() -> ExitCode {
                 only: None,
                 k,
                 report_every: report,
+                l2,
             };
             run_tune(&data, opts, only.as_deref(), &out)
         }
@@ -432,6 +438,13 @@ fn run_tune(
     }
     if !(opts.lr.is_finite() && opts.lr > 0.0) {
         eprintln!("error: --lr must be a positive number, not {}", opts.lr);
+        return ExitCode::from(2);
+    }
+    if !(opts.l2.is_finite() && opts.l2 >= 0.0) {
+        eprintln!(
+            "error: --l2 must be zero or a positive number, not {}",
+            opts.l2
+        );
         return ExitCode::from(2);
     }
     if let Some(k) = opts.k.filter(|k| !(k.is_finite() && *k > 0.0)) {

@@ -483,6 +483,11 @@ pub struct Options {
     pub k: Option<f64>,
     /// Call the progress callback every this many epochs (0: never).
     pub report_every: usize,
+    /// L2 pull toward the starting weights: `l2 · Σ (w − start)²` is added to the error.
+    /// Weights the data barely determines (rare terms, or the middlegame half of a term
+    /// seen only in endgames) then stay near their start instead of drifting, since Adam
+    /// moves every weight at the same pace whatever the size of its gradient.
+    pub l2: f64,
 }
 
 impl Default for Options {
@@ -495,6 +500,7 @@ impl Default for Options {
             only: None,
             k: None,
             report_every: 100,
+            l2: 0.0,
         }
     }
 }
@@ -530,6 +536,7 @@ pub fn tune(
     assert_eq!(start.len(), NUM);
     let threads = opts.threads.max(1);
     let mut w = to_f64(start);
+    let w0 = w.clone();
     let k = opts.k.unwrap_or_else(|| fit_k(data, &w, threads));
     let targets = data.targets(k, opts.lambda);
     let occurs = data.occurring();
@@ -560,8 +567,9 @@ pub fn tune(
             1.0 - BETA2.powi(epoch as i32),
         );
         for j in (0..2 * NUM).filter(|&j| free[j]) {
-            m[j] = BETA1 * m[j] + (1.0 - BETA1) * grad[j];
-            v[j] = BETA2 * v[j] + (1.0 - BETA2) * grad[j] * grad[j];
+            let g = grad[j] + 2.0 * opts.l2 * (w[j] - w0[j]);
+            m[j] = BETA1 * m[j] + (1.0 - BETA1) * g;
+            v[j] = BETA2 * v[j] + (1.0 - BETA2) * g * g;
             w[j] -= lr * (m[j] / c1) / ((v[j] / c2).sqrt() + EPSILON);
         }
     }
@@ -725,6 +733,32 @@ mod tests {
             assert!(
                 (t.mg - x.mg).abs() <= 2 && (t.eg - x.eg).abs() <= 2,
                 "material {r}: true {t:?}, tuned {x:?}"
+            );
+        }
+        // A strong pull toward the start keeps the weights between the start and the truth,
+        // nearer the start.
+        let pulled = to_scores(
+            &tune(
+                &data,
+                &WEIGHTS,
+                &Options {
+                    l2: 1.0,
+                    ..opts.clone()
+                },
+                |_| {},
+            )
+            .weights,
+        );
+        for r in 0..5 {
+            let (t, x, s) = (
+                truth[params::MATERIAL + r],
+                pulled[params::MATERIAL + r],
+                WEIGHTS[params::MATERIAL + r],
+            );
+            assert!(
+                (x.mg - s.mg).abs() * 2 <= (t.mg - s.mg).abs() + 2
+                    && (x.eg - s.eg).abs() * 2 <= (t.eg - s.eg).abs() + 2,
+                "material {r} with l2: start {s:?}, truth {t:?}, tuned {x:?}"
             );
         }
         // Nothing outside the selection moved.
