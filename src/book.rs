@@ -342,46 +342,11 @@ pub fn choose(moves: &[BookMove], rng: &mut BookRng) -> Option<BookMove> {
     unreachable!("r is below the total of the weights")
 }
 
-/// A small deterministic random number generator (SplitMix64) for the book choice: the
-/// same seed gives the same moves.
-#[derive(Clone, Debug)]
-pub struct BookRng {
-    state: u64,
-}
+/// The generator of the book choice: the same seed gives the same moves.
+pub type BookRng = crate::rng::Rng;
 
 /// The seed the engine starts with unless told otherwise.
 pub const DEFAULT_SEED: u64 = 1;
-
-impl BookRng {
-    pub fn new(seed: u64) -> BookRng {
-        BookRng { state: seed }
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n` (`n` > 0), without the bias of a plain modulo.
-    pub fn below(&mut self, n: u64) -> u64 {
-        let zone = u64::MAX - u64::MAX % n;
-        loop {
-            let x = self.next_u64();
-            if x < zone {
-                return x % n;
-            }
-        }
-    }
-}
-
-impl Default for BookRng {
-    fn default() -> BookRng {
-        BookRng::new(DEFAULT_SEED)
-    }
-}
 
 #[cfg(test)]
 mod tests {
@@ -482,18 +447,6 @@ mod tests {
         assert_eq!(decode_move(&pos, (4 << 6) | 12), Some(e1e2));
         assert_eq!(decode_move(&pos, (4 << 6) | 28), None); // e1e4
         assert_eq!(decode_move(&pos, 5 << 12 | (4 << 6) | 12), None); // bad promotion
-    }
-
-    #[test]
-    fn rng_is_deterministic_and_bounded() {
-        let mut a = BookRng::new(7);
-        let mut b = BookRng::new(7);
-        for _ in 0..100 {
-            let x = a.below(10);
-            assert!(x < 10);
-            assert_eq!(x, b.below(10));
-        }
-        assert_ne!(BookRng::new(1).next_u64(), BookRng::new(2).next_u64());
     }
 
     #[test]

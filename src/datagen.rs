@@ -19,6 +19,7 @@
 
 use crate::chess::{Color, Position};
 use crate::game::Game;
+use crate::rng::Rng;
 use crate::search::movepick::is_quiet;
 use crate::search::{is_mate_score, FixedLimits, SearchParams, Searcher};
 use std::collections::BTreeMap;
@@ -96,29 +97,6 @@ impl GameRecord {
     }
 }
 
-/// A small deterministic random stream (SplitMix64).
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (n > 0; the bias is negligible for the small n used here).
-    pub fn below(&mut self, n: usize) -> usize {
-        (((self.next_u64() >> 32) * n as u64) >> 32) as usize
-    }
-}
-
 /// The random stream of game `index`.
 fn game_rng(seed: u64, index: u64) -> Rng {
     let mut mix = Rng::new(seed ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03));
@@ -140,7 +118,7 @@ fn start_position(config: &Config, rng: &mut Rng, searcher: &mut Searcher) -> Ga
         let opening = if config.openings.is_empty() {
             Position::startpos()
         } else {
-            config.openings[rng.below(config.openings.len())]
+            config.openings[rng.below(config.openings.len() as u64) as usize]
         };
         let mut game = Game::new(opening);
         let mut ok = true;
@@ -150,7 +128,7 @@ fn start_position(config: &Config, rng: &mut Rng, searcher: &mut Searcher) -> Ga
                 ok = false;
                 break;
             }
-            game.play(moves[rng.below(moves.len())]);
+            game.play(moves[rng.below(moves.len() as u64) as usize]);
         }
         if !ok || game.outcome().is_some() {
             continue;

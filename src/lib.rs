@@ -19,5 +19,6 @@ pub mod eval;
 pub mod game;
 pub mod hashperft;
 pub mod protocol;
+pub mod rng;
 pub mod search;
 pub mod tune;

@@ -607,26 +607,12 @@ mod tests {
     use crate::chess::Color;
     use crate::eval::params::WEIGHTS;
 
-    /// A small deterministic generator (xorshift64*), for random games.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
-
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
-    }
+    use crate::rng::Rng;
 
     /// Positions from random games started at the sample openings.
     fn random_positions(games_per_opening: usize, plies: usize, every: usize) -> Vec<Position> {
         let openings = include_str!("../tests/data/openings-sample.epd");
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
         let mut out = Vec::new();
         for fen in openings.lines().filter(|l| !l.trim().is_empty()) {
             let start = Position::from_fen(fen).expect("sample openings are valid");
@@ -637,7 +623,7 @@ mod tests {
                     if moves.is_empty() {
                         break;
                     }
-                    pos.play(moves[rng.below(moves.len())]);
+                    pos.play(moves[rng.below(moves.len() as u64) as usize]);
                     if ply % every == 0 {
                         out.push(pos);
                     }

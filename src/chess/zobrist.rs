@@ -1,14 +1,7 @@
 //! Zobrist hashing keys, generated at compile time from a fixed seed.
 
 use super::types::{File, Piece, Square};
-
-const fn splitmix(state: u64) -> (u64, u64) {
-    let s = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = s;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    (s, z ^ (z >> 31))
-}
+use crate::rng::splitmix;
 
 pub(crate) struct Keys {
     pieces: [[u64; 64]; 12],

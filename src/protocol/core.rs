@@ -158,7 +158,7 @@ impl Core {
             move_overhead: SAFETY_MARGIN,
             book: None,
             use_book: false,
-            book_rng: BookRng::default(),
+            book_rng: BookRng::new(crate::book::DEFAULT_SEED),
         }
     }
 
