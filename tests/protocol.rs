@@ -846,7 +846,6 @@ fn quit_and_end_of_input_work_in_edit_mode() {
 fn fail_highs_and_lows_are_marked_in_the_thinking_output() {
     let mut e = Engine::started();
     e.send("post");
-    e.send("sd 11");
     let (mut high, mut low) = (0, 0);
     for fen in [
         "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1",
@@ -857,6 +856,8 @@ fn fail_highs_and_lows_are_marked_in_the_thinking_output() {
         e.send("new");
         e.send("force");
         e.send(&format!("setboard {fen}"));
+        // After `new`: it lifts the depth limit.
+        e.send("sd 11");
         e.send("go");
         let mut lines = Vec::new();
         loop {
