@@ -26,7 +26,7 @@
 //! each, all sharing the table.
 
 use crate::chess::{perft as plain, Color, Move, MoveList, Position, Role};
-use crate::search::tt::Words;
+use crate::search::tt::{bucket_start, Words};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 const BUCKET_ENTRIES: usize = 4;
@@ -150,21 +150,13 @@ impl PerftTable {
 
     #[inline(always)]
     fn bucket(&self, key: u64) -> usize {
-        // Map the key onto the table without a division (multiply-shift).
-        ((key as u128 * self.buckets as u128) >> 64) as usize * BUCKET_WORDS
+        bucket_start(key, self.buckets)
     }
 
     /// Asks the processor to fetch the bucket of `key` now, to be probed soon.
     #[inline(always)]
     pub fn prefetch(&self, key: u64) {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: a prefetch is only a hint, and the address is inside the table.
-        unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            _mm_prefetch::<_MM_HINT_T0>(self.words.as_ptr().add(self.bucket(key)) as *const i8);
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
+        self.words.prefetch(self.bucket(key));
     }
 
     /// The stored count of the entry `k`, if there is one.

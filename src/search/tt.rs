@@ -85,7 +85,27 @@ pub(crate) struct Words {
 unsafe impl Send for Words {}
 unsafe impl Sync for Words {}
 
+/// The first word of `key`'s bucket in a table of `buckets` 64-byte buckets: the key is
+/// mapped onto the table without a division (Lemire's multiply-shift).
+#[inline(always)]
+pub(crate) fn bucket_start(key: u64, buckets: usize) -> usize {
+    ((key as u128 * buckets as u128) >> 64) as usize * BUCKET_WORDS
+}
+
 impl Words {
+    /// Asks the processor to fetch the cache line of word `index` now, to be read soon.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, index: usize) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a prefetch is only a hint, and callers pass an index inside the table.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch::<_MM_HINT_T0>(self.as_ptr().add(index) as *const i8);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = index;
+    }
+
     /// `count` zeroed words, or None if the memory cannot be had. Zeroed pages come from
     /// the OS untouched, so memory is only committed as the search fills the table.
     pub(crate) fn zeroed(count: usize) -> Option<Words> {
@@ -200,21 +220,13 @@ impl TranspositionTable {
 
     #[inline(always)]
     fn bucket(&self, key: u64) -> usize {
-        // Map the key onto the table without a division (Lemire's multiply-shift).
-        ((key as u128 * self.buckets as u128) >> 64) as usize * BUCKET_WORDS
+        bucket_start(key, self.buckets)
     }
 
     /// Asks the processor to fetch the bucket of `key` now, to be probed soon.
     #[inline(always)]
     pub fn prefetch(&self, key: u64) {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: a prefetch is only a hint, and the address is inside the table.
-        unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            _mm_prefetch::<_MM_HINT_T0>(self.words.as_ptr().add(self.bucket(key)) as *const i8);
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
+        self.words.prefetch(self.bucket(key));
     }
 
     #[inline]
