@@ -719,6 +719,187 @@ fn legacy_edit_mode_sets_up_a_position() {
     );
 }
 
+/// The notice that a command ended legacy edit mode: a `#` comment line, which XBoard (with
+/// `debug=1` declared) and cutechess-cli ignore.
+fn is_edit_mode_notice(line: &str, word: &str) -> bool {
+    line.starts_with(&format!("# edit mode ended by '{word}'"))
+}
+
+#[test]
+fn ping_is_answered_at_once_in_edit_mode() {
+    let mut e = Engine::started();
+    e.send("new");
+    e.send("force");
+    e.send("edit");
+    e.send("xe2");
+    e.send("ping 7");
+    // At once, and nothing else: no error, no notice, edit mode goes on.
+    assert_eq!(e.next_line(5 * SEC).unwrap(), "pong 7");
+    e.send("xd2");
+    e.send(".");
+    assert_eq!(
+        e.fen(),
+        "rnbqkbnr/pppppppp/8/8/8/8/PPP2PPP/RNBQKBNR w KQkq - 0 1"
+    );
+}
+
+#[test]
+fn new_and_setboard_end_edit_mode_with_a_notice_and_are_carried_out() {
+    let mut e = Engine::started();
+    e.send("new");
+    e.send("force");
+    e.send("edit");
+    e.send("#");
+    e.send("Ke1");
+    e.send("c");
+    e.send("Ke8");
+    e.send("new");
+    let (notice, before) = e.wait_for("notice", 5 * SEC, |l| is_edit_mode_notice(l, "new"));
+    assert!(before.is_empty(), "{before:?}");
+    assert!(notice.contains("applied"), "{notice}");
+    assert_eq!(e.fen(), kestrel::chess::STARTPOS_FEN);
+    // Not in edit mode any more: a placement is now taken as a (here illegal) move.
+    e.allow_errors(true);
+    e.send("xe2");
+    e.expect_prefix("Illegal move", 5 * SEC);
+    e.allow_errors(false);
+    assert_eq!(e.fen(), kestrel::chess::STARTPOS_FEN);
+
+    // `new` made Kestrel play Black again: force, so the set-up position stays put.
+    e.send("force");
+    let fen = "4k3/8/8/8/8/8/4P3/4K3 b - - 0 1";
+    e.send("edit");
+    e.send("xe2");
+    e.send(&format!("setboard {fen}"));
+    let (_, before) = e.wait_for("notice", 5 * SEC, |l| is_edit_mode_notice(l, "setboard"));
+    assert!(before.is_empty(), "{before:?}");
+    assert_eq!(e.fen(), fen);
+}
+
+#[test]
+fn go_ends_edit_mode_and_plays_in_the_position_set_up() {
+    let mut e = Engine::started();
+    e.send("new");
+    e.send("force");
+    e.send("sd 4");
+    e.send("edit");
+    e.send("#");
+    e.send("Kg1");
+    e.send("Qd1");
+    e.send("c");
+    e.send("Kg8");
+    e.send("Pa7");
+    e.send("go");
+    let (_, before) = e.wait_for("notice", 5 * SEC, |l| is_edit_mode_notice(l, "go"));
+    assert!(before.is_empty(), "{before:?}");
+    let mv = e.expect_move(20 * SEC);
+    let set_up = Position::from_fen("6k1/p7/8/8/8/8/8/3Q2K1 w - - 0 1").unwrap();
+    assert!(
+        set_up.parse_move(&mv).is_ok(),
+        "{mv} in {}",
+        set_up.to_fen()
+    );
+}
+
+/// A board set up so far that is no legal position is refused as `.` refuses it (the old
+/// position stays), and a board left as it was keeps the game and its moves.
+#[test]
+fn a_command_ends_edit_mode_keeping_the_old_position_if_the_set_up_is_illegal() {
+    let mut e = Engine::started();
+    e.send("new");
+    e.send("force");
+    e.send("e2e4");
+    let after_e4 = e.fen();
+    e.send("edit");
+    e.send("#");
+    e.send("Ke1");
+    e.allow_errors(true);
+    e.send("force");
+    let (_, before) = e.wait_for("notice", 5 * SEC, |l| is_edit_mode_notice(l, "force"));
+    assert!(before.is_empty(), "{before:?}");
+    e.expect_prefix("tellusererror Illegal position", 5 * SEC);
+    e.allow_errors(false);
+    assert_eq!(e.fen(), after_e4);
+
+    e.send("edit");
+    e.send("c");
+    e.send("usermove e7e5");
+    let (notice, _) = e.wait_for("notice", 5 * SEC, |l| is_edit_mode_notice(l, "usermove"));
+    assert!(notice.contains("not edited"), "{notice}");
+    let mut pos = Position::startpos();
+    for m in ["e2e4", "e7e5"] {
+        pos = pos.after(pos.parse_move(m).unwrap());
+    }
+    assert_eq!(e.fen(), pos.to_fen());
+    // The moves are still the game's: both can be taken back.
+    e.send("remove");
+    assert_eq!(e.fen(), kestrel::chess::STARTPOS_FEN);
+}
+
+/// `edit foo` is not edit mode: an error, and the next lines are commands as before.
+#[test]
+fn edit_with_arguments_is_refused() {
+    let mut e = Engine::started();
+    e.send("new");
+    e.send("force");
+    e.allow_errors(true);
+    e.send("edit foo");
+    assert_eq!(
+        e.next_line(5 * SEC).unwrap(),
+        "Error (edit takes no arguments, not 'foo')"
+    );
+    e.send("xe2");
+    e.expect_prefix("Illegal move", 5 * SEC);
+    e.allow_errors(false);
+    e.send(".");
+    assert_eq!(e.fen(), kestrel::chess::STARTPOS_FEN);
+}
+
+/// A command with a bad argument, or a line that is no command, in edit mode is refused
+/// and changes nothing: edit mode goes on.
+#[test]
+fn a_bad_command_in_edit_mode_leaves_it_on() {
+    let mut e = Engine::started();
+    e.send("new");
+    e.send("force");
+    e.send("edit");
+    e.allow_errors(true);
+    e.send("level 40");
+    e.expect_prefix("Error (level needs three values", 5 * SEC);
+    e.send("frobnicate");
+    e.expect_prefix("Error (edit mode expects", 5 * SEC);
+    // Shaped like a placement, so a bad one, although it looks like a SAN move too.
+    e.send("Ae4");
+    e.expect_prefix("Error (edit mode expects", 5 * SEC);
+    e.allow_errors(false);
+    e.send("xe2");
+    e.send(".");
+    assert_eq!(
+        e.fen(),
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1"
+    );
+}
+
+/// In analysis the board can be set up in edit mode: no search runs meanwhile (it took the
+/// edit lines as commands: `#` as an unknown one, `.` as `stat`).
+#[test]
+fn edit_mode_works_in_analysis() {
+    let mut e = Engine::started();
+    e.send("new");
+    e.send("force");
+    e.send("analyze");
+    e.send("edit");
+    e.send("#");
+    e.send("Ke1");
+    e.send("c");
+    e.send("Ke8");
+    e.send(".");
+    e.send("exit");
+    let lines = e.sync(1);
+    assert!(lines.iter().all(|l| is_thinking(l)), "{lines:?}");
+    assert_eq!(e.fen(), "4k3/8/8/8/8/8/8/4K3 w - - 0 1");
+}
+
 /// `pause` during a search stops it: no move, no CPU, until `resume`. `go` and `pause` are
 /// sent together, so the pause lands before the 0.5 s search could end, however slow the
 /// machine; then 1.5 s (three times the limit) pass without a move.
@@ -824,7 +1005,10 @@ fn exclude_all_then_go_still_moves() {
 fn quit_and_end_of_input_work_in_edit_mode() {
     let mut e = Engine::started();
     e.send("edit");
+    e.send("Ke1");
     e.send("quit");
+    // No notice: `quit` ends the session at once.
+    assert_eq!(e.next_line(10 * SEC), None);
     assert!(
         e.wait_exit(10 * SEC),
         "quit in edit mode did not end the engine"

@@ -15,7 +15,7 @@ use super::core::{
     MAX_MOVE_OVERHEAD_MS,
 };
 use super::terminal;
-use super::xboard::{thinking_line, Command, CommandError};
+use super::xboard::{parse_edit_line, thinking_line, Command, CommandError, EditCommand, EditLine};
 use crate::chess::{Color, Move, Piece, Position, Square, STARTPOS_FEN};
 use crate::search::time::{TimeControl, TimeLimits};
 use crate::search::{Bound, SearchInfo, SearchParams, SearchResult, Searcher};
@@ -108,7 +108,10 @@ impl Driver {
     pub fn run(&mut self) {
         while !self.session.core.io.quit {
             let s = &self.session;
-            let idle = s.core.io.pending.is_empty() && !s.paused && !s.game_over;
+            // No search while a board is being set up in edit mode (in analysis the search
+            // would take the edit lines as commands).
+            let idle =
+                s.core.io.pending.is_empty() && !s.paused && !s.game_over && s.edit.is_none();
             let to_move = s.core.game.position().side_to_move();
             if idle && s.analyzing {
                 self.analyze();
@@ -133,25 +136,49 @@ impl Driver {
             self.session.send(&msg);
             return;
         }
-        // In edit mode lines are board edits, except `quit` (also what end of input reads
-        // as), which must always end the session.
-        if self.session.edit.is_some() && line.trim() != "quit" {
-            self.session.edit_command(line.trim());
-            return;
-        }
         let line = line.trim();
         if line.is_empty() {
             return;
         }
+        if self.session.edit.is_some() {
+            self.handle_edit_mode_line(line);
+            return;
+        }
         match Command::parse(line) {
-            Ok(cmd) => {
-                if !cmd.is_harmless_during_search() {
-                    self.session.ponder_due = false;
-                }
-                self.handle(cmd);
-            }
+            Ok(cmd) => self.dispatch(cmd),
             Err(e) => self.session.send_error(&e),
         }
+    }
+
+    /// A line in legacy `edit` mode. Edit commands edit; `ping` is answered and `quit`
+    /// quits; any other real command ends edit mode (the board set up so far is applied as
+    /// with `.`) and is then carried out, so a GUI or script that lost track of the mode is
+    /// never stuck in it. A line that is neither is refused and edit mode goes on.
+    fn handle_edit_mode_line(&mut self, line: &str) {
+        let s = &mut self.session;
+        match parse_edit_line(line) {
+            Ok(EditLine::Edit(edit)) => s.edit_command(edit),
+            Ok(EditLine::Command(cmd @ Command::Ping(_))) => s.handle_harmless(cmd),
+            Ok(EditLine::Command(Command::Quit)) => s.core.io.quit = true,
+            Ok(EditLine::Command(cmd)) => {
+                let word = line.split_whitespace().next().unwrap_or(line);
+                s.end_edit_mode_for(word);
+                self.dispatch(cmd);
+            }
+            Err(CommandError::Unknown(_)) => s.send(&format!(
+                "Error (edit mode expects Pa4, xa4, #, c, . or a command): {line}"
+            )),
+            Err(CommandError::BadArgument(why)) => {
+                s.send(&format!("Error ({why}; still in edit mode): {line}"))
+            }
+        }
+    }
+
+    fn dispatch(&mut self, cmd: Command) {
+        if !cmd.is_harmless_during_search() {
+            self.session.ponder_due = false;
+        }
+        self.handle(cmd);
     }
 
     fn handle(&mut self, cmd: Command) {
@@ -742,37 +769,49 @@ impl Session {
         }
     }
 
-    /// A line in legacy `edit` mode.
-    fn edit_command(&mut self, line: &str) {
+    /// A command of legacy `edit` mode.
+    fn edit_command(&mut self, command: EditCommand) {
         let Some(edit) = self.edit.as_mut() else {
             return;
         };
-        match line {
-            "." => {
+        match command {
+            EditCommand::Done => {
                 let edit = self.edit.take().unwrap();
                 let fen = edit.to_fen(self.core.game.position().side_to_move());
                 self.set_board(&fen);
             }
-            "#" => edit.pieces = [None; 64],
-            "c" => edit.color = !edit.color,
-            _ => {
-                let mut chars = line.chars();
-                let (Some(letter), Some(sq)) = (chars.next(), Square::parse(chars.as_str())) else {
-                    self.send(&format!(
-                        "Error (edit mode expects Pa4, xa4, #, c or .): {line}"
-                    ));
-                    return;
-                };
-                if letter == 'x' || letter == 'X' {
-                    edit.pieces[sq.index()] = None;
-                } else if let Some(p) = Piece::from_char(letter.to_ascii_uppercase()) {
-                    edit.pieces[sq.index()] = Some(Piece::new(edit.color, p.role()));
-                } else {
-                    self.send(&format!(
-                        "Error (edit mode expects Pa4, xa4, #, c or .): {line}"
-                    ));
-                }
+            EditCommand::Clear => edit.pieces = [None; 64],
+            EditCommand::SwitchColor => edit.color = !edit.color,
+            EditCommand::Place(sq, role) => {
+                edit.pieces[sq.index()] = role.map(|role| Piece::new(edit.color, role))
             }
+        }
+    }
+
+    /// Leaves edit mode because `word` came, a command that is no edit command: says so
+    /// in a comment line (XBoard ignores `#` lines from an engine that declared `debug=1`,
+    /// cutechess-cli ignores lines it does not know), then applies the board as `.` would.
+    /// An untouched board is not applied: that would only drop the game's moves.
+    fn end_edit_mode_for(&mut self, word: &str) {
+        let Some(edit) = self.edit.take() else {
+            return;
+        };
+        let pos = *self.core.game.position();
+        let untouched = Square::all().all(|sq| edit.pieces[sq.index()] == pos.piece_on(sq));
+        let fen = edit.to_fen(pos.side_to_move());
+        let outcome = if untouched {
+            "the board was not edited, the game goes on"
+        } else if Position::from_fen(&fen).is_ok() {
+            "the board set up so far is applied as with '.'"
+        } else {
+            "the board set up so far is no legal position, the old one stays"
+        };
+        self.send(&format!(
+            "# edit mode ended by '{word}', which is not an edit command; {outcome}"
+        ));
+        if !untouched {
+            // Reports an illegal set-up and keeps the old position, as `.` does.
+            self.set_board(&fen);
         }
     }
 }

@@ -17,7 +17,10 @@ pub const HELP: &[(&str, &str)] = &[
     ),
     ("variant V", "normal or fischerandom (Chess960)"),
     ("setboard FEN", "set up a position"),
-    ("edit", "legacy board set-up mode (Pa4, xa4, #, c, .)"),
+    (
+        "edit",
+        "legacy board set-up mode: Pa4, xa4, #, c, . (any other command leaves it)",
+    ),
     (
         "force",
         "Kestrel stops playing either side; moves are just recorded",

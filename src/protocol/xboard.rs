@@ -1,5 +1,6 @@
 //! The xboard (CECP v2) language: parsing command lines and formatting replies. No state.
 
+use crate::chess::{Role, Square};
 use std::time::Duration;
 
 /// One command from the GUI (or a person), with its arguments checked.
@@ -222,7 +223,14 @@ impl Command {
             "draw" => Draw,
             "result" => Result(args.to_string()),
             "setboard" => SetBoard(arg(args, "FEN")?.to_string()),
-            "edit" => Edit,
+            // A mode that takes the following lines as board edits: trailing words mean
+            // the line is not the command it seems to be, so do not enter it.
+            "edit" if args.is_empty() => Edit,
+            "edit" => {
+                return Err(CommandError::BadArgument(format!(
+                    "edit takes no arguments, not '{args}'"
+                )))
+            }
             "hint" => Hint,
             "bk" => Book,
             "undo" => Undo,
@@ -336,6 +344,53 @@ impl Command {
                 | Fen
         )
     }
+}
+
+/// One command of the legacy `edit` mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EditCommand {
+    /// `Pe4`: a piece of the current edit colour on the square (`None`: `xe4`, empty it).
+    Place(Square, Option<Role>),
+    /// `#`: empty the board.
+    Clear,
+    /// `c`: switch the colour of the pieces placed next.
+    SwitchColor,
+    /// `.`: leave edit mode with the position set up.
+    Done,
+}
+
+/// What a line means in legacy `edit` mode.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EditLine {
+    Edit(EditCommand),
+    /// A protocol command; no edit command looks like one of these.
+    Command(Command),
+}
+
+/// Parses a line in legacy `edit` mode. A line shaped like a placement (a letter and a
+/// square) is always taken as one: `Ke1` places a king rather than being the SAN move
+/// `Ke1`, and `Ae4` is a bad placement, not a move. Anything else is parsed as a protocol
+/// command, so the caller can tell a real command (which ends edit mode) from a line that
+/// is neither (an error).
+pub fn parse_edit_line(line: &str) -> Result<EditLine, CommandError> {
+    let line = line.trim();
+    let edit = match line {
+        "#" => EditCommand::Clear,
+        "c" => EditCommand::SwitchColor,
+        "." => EditCommand::Done,
+        _ => {
+            let mut chars = line.chars();
+            match (chars.next(), Square::parse(chars.as_str())) {
+                (Some('x' | 'X'), Some(sq)) => EditCommand::Place(sq, None),
+                (Some(letter), Some(sq)) => match Role::from_char(letter) {
+                    Some(role) => EditCommand::Place(sq, Some(role)),
+                    None => return Err(CommandError::Unknown(line.to_string())),
+                },
+                _ => return Command::parse(line).map(EditLine::Command),
+            }
+        }
+    };
+    Ok(EditLine::Edit(edit))
 }
 
 /// Coordinate moves (`e2e4`, `e7e8q`), castling (`O-O`), and SAN shapes (`Nf3`, `exd5`).
@@ -464,6 +519,59 @@ mod tests {
             Command::parse("e2e4 now"),
             Err(CommandError::Unknown(_))
         ));
+    }
+
+    #[test]
+    fn edit_mode_lines_are_edits_or_commands() {
+        use EditCommand::*;
+        let edit = |line: &str| parse_edit_line(line).map_err(|_| ());
+        let place = |sq: &str, role| Ok(EditLine::Edit(Place(Square::parse(sq).unwrap(), role)));
+        // Placements win over the SAN moves of the same shape, in either case.
+        assert_eq!(edit("Ke1"), place("e1", Some(Role::King)));
+        assert_eq!(edit("Nf3"), place("f3", Some(Role::Knight)));
+        assert_eq!(edit("pa7"), place("a7", Some(Role::Pawn)));
+        assert_eq!(edit(" xe4 "), place("e4", None));
+        assert_eq!(edit("Xh8"), place("h8", None));
+        assert_eq!(edit("#"), Ok(EditLine::Edit(Clear)));
+        assert_eq!(edit("c"), Ok(EditLine::Edit(SwitchColor)));
+        assert_eq!(edit("."), Ok(EditLine::Edit(Done)));
+        // Real commands, moves included, are no edit commands.
+        for (line, cmd) in [
+            ("new", Command::New),
+            ("ping 3", Command::Ping("3".into())),
+            ("quit", Command::Quit),
+            ("go", Command::Go),
+            ("force", Command::Force),
+            ("edit", Command::Edit),
+            ("e2e4", Command::Move("e2e4".into())),
+            ("usermove Ke1", Command::Move("Ke1".into())),
+            ("exd5", Command::Move("exd5".into())),
+        ] {
+            assert_eq!(edit(line), Ok(EditLine::Command(cmd)), "{line}");
+        }
+        // Neither: a placement with a bad piece or square (not a move even if it looks like
+        // one), or more than one word.
+        for line in ["Zz9", "Ae4", "Ke9", "Pe4 Pd4", "cc", "##"] {
+            assert!(
+                matches!(parse_edit_line(line), Err(CommandError::Unknown(_))),
+                "{line}"
+            );
+        }
+        assert!(matches!(
+            parse_edit_line("level 40"),
+            Err(CommandError::BadArgument(_))
+        ));
+    }
+
+    #[test]
+    fn edit_takes_no_arguments() {
+        assert_eq!(Command::parse("edit"), Ok(Command::Edit));
+        assert_eq!(
+            Command::parse("edit foo"),
+            Err(CommandError::BadArgument(
+                "edit takes no arguments, not 'foo'".into()
+            ))
+        );
     }
 
     #[test]
