@@ -1591,6 +1591,21 @@ mod tests {
                 lines.windows(2).all(|w| w[0].score >= w[1].score),
                 "{fen}: {lines:?}"
             );
+            // The best move is worth far more than the next (mate or a queen), and each
+            // other line is a searched line of its own move: a legal PV beyond its first
+            // move, with a score of its own.
+            assert!(lines[0].score >= lines[1].score + 300, "{fen}: {lines:?}");
+            for line in &lines {
+                let mut at = pos;
+                for &m in &line.pv {
+                    assert!(at.is_legal(m), "{fen}: {line:?}");
+                    at.play(m);
+                }
+            }
+            assert!(
+                lines[1..].iter().all(|l| l.pv.len() >= 2),
+                "{fen}: {lines:?}"
+            );
             assert_eq!(Some(firsts[0]), single.best, "{fen}: {lines:?}");
             assert_eq!(result.best, Some(firsts[0]), "{fen}");
             assert_eq!(result.score, lines[0].score, "{fen}");
