@@ -39,6 +39,7 @@ fn handshake_declares_the_features_in_one_go() {
         "pause=1",
         "variants=\"normal,fischerandom\"",
         "option=\"Resign Threshold",
+        "option=\"MultiPV -spin 1 1 256\"",
     ] {
         assert!(all.contains(f), "feature {f} missing in {all}");
     }
@@ -567,6 +568,10 @@ fn every_kind_of_bad_input_gets_a_clear_reply_and_changes_nothing() {
         ("protover x", "Error ("),
         ("option Nonsense=1", "Error (unknown option)"),
         ("option Resign Threshold=abc", "Error (Resign Threshold"),
+        ("option MultiPV=0", "Error (MultiPV must be 1-256)"),
+        ("option MultiPV=257", "Error (MultiPV must be 1-256)"),
+        ("option MultiPV=x", "Error (MultiPV must be 1-256)"),
+        ("option MultiPV", "Error (MultiPV must be 1-256)"),
         ("exclude z9z9", "Illegal move"),
         ("variant crazyhouse", "Error (unsupported variant)"),
     ];
@@ -1077,4 +1082,86 @@ fn fail_highs_and_lows_are_marked_in_the_thinking_output() {
         }
     }
     assert!(high > 0 && low > 0, "fail highs {high}, fail lows {low}");
+}
+
+/// The thinking lines of each finished depth, in the order they came (a depth is finished
+/// once a deeper line follows it).
+fn finished_depths(lines: &[String]) -> Vec<(u32, Vec<Thinking>)> {
+    let mut depths: Vec<(u32, Vec<Thinking>)> = Vec::new();
+    for t in lines.iter().filter_map(|l| thinking(l)) {
+        match depths.last_mut() {
+            Some((d, ts)) if *d == t.depth => ts.push(t),
+            _ => depths.push((t.depth, vec![t])),
+        }
+    }
+    depths.pop();
+    depths
+}
+
+#[test]
+fn multi_pv_analysis_shows_three_lines_and_never_an_excluded_move() {
+    let mut e = Engine::started();
+    e.send("new");
+    e.send("force");
+    e.send("option MultiPV=3");
+    e.send("exclude e2e4");
+    e.send("analyze");
+    let (_, lines) = e.wait_for("depth 7", 30 * SEC, |l| {
+        thinking(l).is_some_and(|t| t.depth >= 7)
+    });
+    // Excluded while analysing: the search starts again without it (the pong comes from
+    // the new search, after the exclude is done).
+    e.send("exclude d2d4");
+    e.sync(1);
+    let (_, more) = e.wait_for("depth 7 again", 30 * SEC, |l| {
+        thinking(l).is_some_and(|t| t.depth >= 7)
+    });
+    e.send("exit");
+    assert!(e.sync(2).iter().all(|l| is_thinking(l)));
+    let pos = Position::startpos();
+    for (batch, excluded) in [(&lines, &["e2e4"][..]), (&more, &["e2e4", "d2d4"][..])] {
+        let mut depths = finished_depths(batch);
+        if excluded.len() == 2 {
+            // The new search may have begun its first depth before the pong.
+            depths.remove(0);
+        }
+        assert!(depths.len() >= 4, "{batch:?}");
+        for (depth, ts) in &depths {
+            for t in ts {
+                assert!(pv_is_legal(&pos, &t.pv), "{t:?}");
+                assert!(!excluded.contains(&t.pv[0].as_str()), "{t:?}");
+            }
+            // Each depth ends with its three lines, best first.
+            assert!(ts.len() >= 3, "depth {depth}: {ts:?}");
+            let last = &ts[ts.len() - 3..];
+            let firsts: Vec<&str> = last.iter().map(|t| t.pv[0].as_str()).collect();
+            assert!(
+                firsts[0] != firsts[1] && firsts[1] != firsts[2] && firsts[0] != firsts[2],
+                "depth {depth}: {last:?}"
+            );
+            assert!(
+                last.windows(2).all(|w| w[0].score >= w[1].score),
+                "depth {depth}: {last:?}"
+            );
+        }
+    }
+
+    // A bad value changes nothing: still three lines.
+    e.allow_errors(true);
+    e.send("option MultiPV=0");
+    let reply = e.next_line(5 * SEC).unwrap();
+    assert!(
+        reply.starts_with("Error (MultiPV must be 1-256)"),
+        "{reply}"
+    );
+    e.allow_errors(false);
+    e.send("sd 4");
+    e.send("post");
+    e.send("go");
+    let (_, lines) = e.wait_for("move", 30 * SEC, |l| l.starts_with("move "));
+    let depths = finished_depths(&lines);
+    let (_, ts) = depths.last().unwrap();
+    let last = &ts[ts.len().saturating_sub(3)..];
+    let firsts: std::collections::HashSet<&str> = last.iter().map(|t| t.pv[0].as_str()).collect();
+    assert_eq!(firsts.len(), 3, "{lines:?}");
 }

@@ -58,6 +58,7 @@ fn handshake_names_the_engine_and_lists_every_option() {
         "option name Threads type spin default 1 min 1 max 64",
         "option name Ponder type check default false",
         "option name Move Overhead type spin default 50 min 0 max 5000",
+        "option name MultiPV type spin default 1 min 1 max 256",
         "option name UCI_Chess960 type check default false",
         "option name Clear Hash type button",
     ] {
@@ -263,6 +264,9 @@ fn bad_input_gets_an_info_string_and_changes_nothing() {
         "setoption name Hash value lots",
         "setoption name Threads value 65",
         "setoption name Move Overhead value -1",
+        "setoption name MultiPV value 0",
+        "setoption name MultiPV value 257",
+        "setoption name MultiPV value three",
         "setoption name UCI_Chess960 value maybe",
         "setoption name No Such Option value 1",
         "go depth x",
@@ -278,10 +282,15 @@ fn bad_input_gets_an_info_string_and_changes_nothing() {
         assert_eq!(errors.len(), lines.len(), "'{bad}' gave {lines:?}");
     }
     e.allow_errors(false);
-    // Still after 1. e4, Black to move, one thread.
+    // Still after 1. e4, Black to move, one thread, one line.
     e.send("go depth 5");
-    let (best, _, _) = e.expect_bestmove(30 * SEC);
+    let (best, _, lines) = e.expect_bestmove(30 * SEC);
     assert_legal(&position_after(STARTPOS_FEN, false, &["e2e4"]), &best);
+    let infos = infos(&lines);
+    assert!(
+        !infos.is_empty() && infos.iter().all(|i| i.multipv == Some(1)),
+        "{lines:?}"
+    );
     // The 64 MB table was not resized (a 1 MB one would show here).
     let vm_after = proc_status(e.pid(), "VmSize").expect("VmSize");
     assert!(
@@ -431,4 +440,70 @@ fn move_overhead_is_an_option_in_both_protocols() {
         lines[0].starts_with("Error (Move Overhead must be 0-5000 ms)"),
         "{lines:?}"
     );
+}
+
+/// The score of an info line in centipawns, mates far beyond any centipawn score.
+fn score_value(info: &UciInfo) -> i64 {
+    let (kind, n) = info.score.split_once(' ').unwrap();
+    let n: i64 = n.parse().unwrap();
+    match kind {
+        "cp" => n,
+        _ => n.signum() * 1_000_000 - n,
+    }
+}
+
+#[test]
+fn multi_pv_shows_the_best_lines_in_order_and_plays_the_first() {
+    let mut e = Engine::started_uci();
+    e.send("setoption name MultiPV value 3");
+    e.send("position startpos moves e2e4 e7e5 g1f3");
+    e.send("go depth 6");
+    let (best, _, lines) = e.expect_bestmove(30 * SEC);
+    let pos = position_after(STARTPOS_FEN, false, &["e2e4", "e7e5", "g1f3"]);
+    let reports = infos(&lines);
+    assert!(reports.iter().all(|i| i.multipv.is_some()), "{lines:?}");
+    // The last depth ends with its three lines, best first.
+    let last: Vec<&UciInfo> = reports[reports.len() - 3..].iter().collect();
+    assert_eq!(
+        last.iter()
+            .map(|i| (i.multipv, i.depth))
+            .collect::<Vec<_>>(),
+        [(Some(1), 6), (Some(2), 6), (Some(3), 6)],
+        "{lines:?}"
+    );
+    for info in &last {
+        let mut at = pos;
+        for m in &info.pv {
+            assert_legal(&at, m);
+            at = at.after(at.parse_coordinate(m).unwrap());
+        }
+    }
+    let firsts: Vec<&str> = last.iter().map(|i| i.pv[0].as_str()).collect();
+    assert!(
+        firsts[0] != firsts[1] && firsts[1] != firsts[2] && firsts[0] != firsts[2],
+        "{lines:?}"
+    );
+    assert!(
+        last.windows(2)
+            .all(|w| score_value(w[0]) >= score_value(w[1])),
+        "{lines:?}"
+    );
+    assert_eq!(best, firsts[0], "{lines:?}");
+
+    // Back to one line.
+    e.send("setoption name MultiPV value 1");
+    e.send("go depth 5");
+    let (best, _, lines) = e.expect_bestmove(30 * SEC);
+    let reports = infos(&lines);
+    assert!(reports.iter().all(|i| i.multipv == Some(1)), "{lines:?}");
+    assert_eq!(reports.last().unwrap().pv[0], best);
+
+    // More lines than moves: one per legal move (the king has three).
+    e.send("setoption name MultiPV value 5");
+    e.send("position fen k7/8/8/8/8/8/8/7K w - - 0 1");
+    e.send("go depth 3");
+    let (_, _, lines) = e.expect_bestmove(30 * SEC);
+    let reports = infos(&lines);
+    let lines_shown: Vec<u32> = reports.iter().filter_map(|i| i.multipv).collect();
+    assert_eq!(lines_shown.iter().max(), Some(&3), "{lines:?}");
 }

@@ -28,6 +28,9 @@ pub const ENGINE_AUTHOR: &str = "the Kestrel authors";
 pub const MAX_COMMAND_LEN: usize = 4096;
 /// The Move Overhead option's range, in milliseconds.
 pub const MAX_MOVE_OVERHEAD_MS: u64 = 5000;
+/// The most lines the MultiPV option allows (more than any position has legal moves; the
+/// search caps it at the moves there are).
+pub const MAX_MULTI_PV: usize = 256;
 
 /// The session's input (lines from the reader thread) and output, with its transcript.
 pub struct Io {
@@ -134,6 +137,8 @@ pub struct Core {
     pub threads: usize,
     /// Kept back from every clock reading for latency (the Move Overhead option).
     pub move_overhead: Duration,
+    /// Best root moves searched and shown, each with its score and PV (the MultiPV option).
+    pub multi_pv: usize,
     /// The opening book, if a book file is set and could be opened.
     pub book: Option<Book>,
     /// Play from the book when there is one (xboard `Book`, UCI `OwnBook`).
@@ -156,6 +161,7 @@ impl Core {
             nps: None,
             threads: 1,
             move_overhead: SAFETY_MARGIN,
+            multi_pv: 1,
             book: None,
             use_book: false,
             book_rng: BookRng::new(crate::book::DEFAULT_SEED),
@@ -204,6 +210,17 @@ impl Core {
                 Ok(())
             }
             _ => Err(format!("Move Overhead must be 0-{MAX_MOVE_OVERHEAD_MS} ms")),
+        }
+    }
+
+    /// MultiPV: the number of best lines, 1 to `MAX_MULTI_PV`.
+    pub fn set_multi_pv(&mut self, text: &str) -> Result<(), String> {
+        match text.trim().parse::<usize>() {
+            Ok(n) if (1..=MAX_MULTI_PV).contains(&n) => {
+                self.multi_pv = n;
+                Ok(())
+            }
+            _ => Err(format!("MultiPV must be 1-{MAX_MULTI_PV}")),
         }
     }
 }
@@ -405,7 +422,8 @@ impl<F: Front> SearchHook for Hook<'_, F> {
     fn report(&mut self, info: &SearchInfo) {
         self.search.depth = info.depth;
         self.search.nodes = info.nodes;
-        if let Some(best) = info.pv.first() {
+        // The clock follows the best line only: the others are no candidate to play.
+        if let Some(best) = info.pv.first().filter(|_| info.line == 1) {
             self.search.clock.note_best(best.bits(), info.score);
         }
         self.front.on_report(self.search, info);
@@ -436,5 +454,21 @@ mod tests {
             assert!(core.set_move_overhead(bad).is_err(), "{bad}");
         }
         assert_eq!(core.move_overhead, Duration::from_millis(400));
+    }
+
+    #[test]
+    fn multi_pv_takes_1_to_the_maximum_and_refuses_the_rest() {
+        let (_tx, rx) = crossbeam_channel::unbounded();
+        let mut core = Core::new(Io::new(rx, Box::new(std::io::sink())));
+        assert_eq!(core.multi_pv, 1);
+        core.set_multi_pv(" 3 ").unwrap();
+        assert_eq!(core.multi_pv, 3);
+        core.set_multi_pv(&MAX_MULTI_PV.to_string()).unwrap();
+        assert_eq!(core.multi_pv, MAX_MULTI_PV);
+        core.set_multi_pv("3").unwrap();
+        for bad in ["0", "-1", "257", "x", "", "2.5"] {
+            assert!(core.set_multi_pv(bad).is_err(), "{bad}");
+        }
+        assert_eq!(core.multi_pv, 3);
     }
 }

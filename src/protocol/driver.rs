@@ -12,7 +12,7 @@
 
 use super::core::{
     line_problem, pv_text, run_search, Abort, Core, Front, Io, Mode, Search, ENGINE_NAME,
-    MAX_MOVE_OVERHEAD_MS,
+    MAX_MOVE_OVERHEAD_MS, MAX_MULTI_PV,
 };
 use super::terminal;
 use super::xboard::{parse_edit_line, thinking_line, Command, CommandError, EditCommand, EditLine};
@@ -312,6 +312,7 @@ impl Driver {
             history: s.core.game.history_keys(),
             stop_on_mate: true,
             instant_single_reply: true,
+            multi_pv: s.core.multi_pv,
         };
         let mut search = Search::new(Mode::Think, limits, s.core.nps, pos);
         let result = run_search(&mut self.searcher, s, &mut search, &params);
@@ -346,6 +347,7 @@ impl Driver {
             history,
             stop_on_mate: false,
             instant_single_reply: false,
+            multi_pv: s.core.multi_pv,
         };
         let mode = Mode::Ponder { expected };
         let mut search = Search::new(mode, TimeLimits::INFINITE, s.core.nps, root);
@@ -376,6 +378,7 @@ impl Driver {
                 history: s.core.game.history_keys(),
                 stop_on_mate: false,
                 instant_single_reply: false,
+                multi_pv: s.core.multi_pv,
             };
             let mut search = Search::new(Mode::Analyze, TimeLimits::INFINITE, s.core.nps, pos);
             run_search(&mut self.searcher, s, &mut search, &params);
@@ -463,6 +466,10 @@ impl Session {
         let overhead = self.core.move_overhead.as_millis();
         self.send(&format!(
             "feature option=\"Move Overhead -spin {overhead} 0 {MAX_MOVE_OVERHEAD_MS}\""
+        ));
+        self.send(&format!(
+            "feature option=\"MultiPV -spin {} 1 {MAX_MULTI_PV}\"",
+            self.core.multi_pv
         ));
         self.send("feature option=\"Log File -string off\"");
         // An empty default: no book until a file is chosen.
@@ -726,6 +733,15 @@ impl Session {
             ("Move Overhead", Some(v)) => {
                 if let Err(e) = self.core.set_move_overhead(v) {
                     self.send(&format!("Error ({e}): {v}"));
+                }
+            }
+            ("MultiPV", v) => {
+                if let Err(e) = self.core.set_multi_pv(v.unwrap_or("")) {
+                    let command = match v {
+                        Some(v) => format!("option MultiPV={v}"),
+                        None => "option MultiPV (it needs =N)".to_string(),
+                    };
+                    self.send(&format!("Error ({e}): {command}"));
                 }
             }
             ("Book File", v) => {

@@ -192,6 +192,9 @@ pub fn score_text(score: i32) -> String {
 
 /// What an `info` line for a finished iteration carries.
 pub struct InfoLine<'a> {
+    /// The line's rank among the best root lines (1 without MultiPV; always printed, as
+    /// GUIs accept `multipv 1`).
+    pub multipv: usize,
     pub depth: u32,
     pub seldepth: u32,
     pub score: i32,
@@ -209,9 +212,10 @@ impl InfoLine<'_> {
         let ms = self.elapsed.as_millis();
         let nps = (self.nodes as f64 / self.elapsed.as_secs_f64().max(0.001)) as u64;
         let mut line = format!(
-            "info depth {} seldepth {} score {}{} nodes {} nps {nps} hashfull {} time {ms}",
+            "info depth {} seldepth {} multipv {} score {}{} nodes {} nps {nps} hashfull {} time {ms}",
             self.depth,
             self.seldepth,
+            self.multipv,
             score_text(self.score),
             match self.bound {
                 crate::search::Bound::Lower => " lowerbound",
@@ -236,6 +240,7 @@ mod tests {
     #[test]
     fn info_lines_mark_bounds_after_the_score() {
         let mut line = InfoLine {
+            multipv: 2,
             depth: 7,
             seldepth: 9,
             score: 35,
@@ -247,7 +252,7 @@ mod tests {
         };
         assert!(line
             .format()
-            .contains(" score cp 35 lowerbound nodes 1000 "));
+            .starts_with("info depth 7 seldepth 9 multipv 2 score cp 35 lowerbound nodes 1000 "));
         line.bound = crate::search::Bound::Upper;
         assert!(line.format().contains(" score cp 35 upperbound nodes "));
         line.bound = crate::search::Bound::Exact;

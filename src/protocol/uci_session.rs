@@ -6,7 +6,7 @@
 
 use super::core::{
     line_problem, pv_text, run_search, Abort, Core, Front, Io, Mode, Search, ENGINE_AUTHOR,
-    ENGINE_NAME, MAX_MOVE_OVERHEAD_MS,
+    ENGINE_NAME, MAX_MOVE_OVERHEAD_MS, MAX_MULTI_PV,
 };
 use super::uci::{GoParams, InfoLine, UciCommand};
 use crate::chess::{Color, Move, Position};
@@ -138,6 +138,9 @@ impl UciSession {
             "move overhead" => core
                 .set_move_overhead(value_text)
                 .map_err(|e| format!("{e}, not '{value_text}'")),
+            "multipv" => core
+                .set_multi_pv(value_text)
+                .map_err(|e| format!("{e}, not '{value_text}'")),
             "ownbook" => match check {
                 Some(on) => {
                     core.use_book = on;
@@ -219,6 +222,7 @@ impl UciSession {
             history: front.core.game.history_keys(),
             stop_on_mate: timed_move || go.mate.is_some(),
             instant_single_reply: timed_move,
+            multi_pv: front.core.multi_pv,
         };
         let start_limits = if mode == Mode::Think {
             limits
@@ -264,6 +268,10 @@ impl UciFront {
             format!(
                 "option name Move Overhead type spin default {} min 0 max {MAX_MOVE_OVERHEAD_MS}",
                 self.core.move_overhead.as_millis()
+            ),
+            format!(
+                "option name MultiPV type spin default {} min 1 max {MAX_MULTI_PV}",
+                self.core.multi_pv
             ),
             "option name UCI_Chess960 type check default false".to_string(),
             "option name OwnBook type check default false".to_string(),
@@ -386,6 +394,7 @@ impl Front for UciFront {
     fn on_report(&mut self, search: &Search, info: &SearchInfo) {
         let pv = self.pv(&search.root, &info.pv);
         let line = InfoLine {
+            multipv: info.line,
             depth: info.depth,
             seldepth: info.seldepth,
             score: info.score,

@@ -53,6 +53,8 @@ pub fn mate_in_moves(score: i32) -> i32 {
 /// What the search reports after each completed iteration.
 #[derive(Clone, Debug)]
 pub struct SearchInfo {
+    /// Which of the best root lines this is (1-based; more than 1 only with MultiPV).
+    pub line: usize,
     pub depth: u32,
     pub seldepth: u32,
     /// Centipawns from the side to move at the root (or a mate score).
@@ -92,6 +94,9 @@ pub struct SearchParams {
     pub stop_on_mate: bool,
     /// With one legal move, answer after the first iteration.
     pub instant_single_reply: bool,
+    /// How many best root moves to search, each with its own score and PV (MultiPV);
+    /// 0 or 1 is the ordinary search of the best move only.
+    pub multi_pv: usize,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -103,6 +108,13 @@ pub struct SearchResult {
     pub depth: u32,
     pub nodes: u64,
     pub pv: Vec<Move>,
+}
+
+/// One finished MultiPV line of an iteration.
+struct RootLine {
+    score: i32,
+    seldepth: u32,
+    pv: Vec<Move>,
 }
 
 /// What the search keeps about each ply of the current line.
@@ -280,9 +292,12 @@ impl Searcher {
         }
         let stop = AtomicBool::new(false);
         let helper_nodes = AtomicU64::new(0);
+        // Helpers search single-PV: they only fill the table, and the table serves every
+        // line the main thread searches.
         let helper_params = SearchParams {
             stop_on_mate: false,
             instant_single_reply: false,
+            multi_pv: 1,
             ..params.clone()
         };
         let main = &mut self.main;
@@ -447,14 +462,22 @@ impl Worker {
         result.pv = vec![root_moves[0].0];
 
         let max_depth = params.max_depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
-        let mut previous_score = -INFINITE;
+        let line_count = params.multi_pv.clamp(1, root_moves.len());
+        // Each line's score in the last iteration, best first: its aspiration window's centre.
+        let mut previous_scores = vec![-INFINITE; line_count];
         for depth in 1..=max_depth {
             if depth > 1 && !hook.may_start_iteration(depth, self.nodes) {
                 break;
             }
             self.seldepth = 0;
-            let (score, completed) =
-                self.aspiration(root, &mut root_moves, depth as i32, previous_score, hook);
+            let (score, completed) = self.aspiration(
+                root,
+                &mut root_moves,
+                1,
+                depth as i32,
+                previous_scores[0],
+                hook,
+            );
             // Root moves are sorted best first; the first one was searched fully unless the
             // iteration was aborted before its first move finished (or a later move proved
             // better on its zero-window search and its re-search was cut short).
@@ -474,15 +497,57 @@ impl Worker {
             if !completed || self.stopped {
                 break;
             }
-            previous_score = score;
-            hook.report(&SearchInfo {
-                depth,
-                seldepth: self.seldepth.max(depth),
+            let mut lines = vec![RootLine {
                 score,
-                bound: Bound::Exact,
-                nodes: self.nodes,
+                seldepth: self.seldepth.max(depth),
                 pv: result.pv.clone(),
-            });
+            }];
+            // MultiPV: line k is the best of the root moves the lines before it left.
+            for line in 2..=line_count {
+                let (score, completed) = self.aspiration(
+                    root,
+                    &mut root_moves,
+                    line,
+                    depth as i32,
+                    previous_scores[line - 1],
+                    hook,
+                );
+                if !completed || self.stopped {
+                    break;
+                }
+                let best = root_moves[line - 1].0;
+                let mut pv = self.pv[0][..self.pv_len[0]].to_vec();
+                if pv.first() != Some(&best) {
+                    pv = vec![best];
+                }
+                lines.push(RootLine {
+                    score,
+                    seldepth: self.seldepth.max(depth),
+                    pv,
+                });
+            }
+            let iteration_finished = lines.len() == line_count;
+            let score = if line_count > 1 {
+                self.order_lines(&mut lines, &mut root_moves, &mut result)
+            } else {
+                score
+            };
+            for (i, line) in lines.into_iter().enumerate() {
+                previous_scores[i] = line.score;
+                hook.report(&SearchInfo {
+                    line: i + 1,
+                    depth,
+                    seldepth: line.seldepth,
+                    score: line.score,
+                    bound: Bound::Exact,
+                    nodes: self.nodes,
+                    pv: line.pv,
+                });
+            }
+            result.nodes = self.nodes;
+            if !iteration_finished || self.stopped {
+                break;
+            }
             if params.instant_single_reply && root_moves.len() == 1 {
                 break;
             }
@@ -498,12 +563,39 @@ impl Worker {
         result
     }
 
-    /// One iteration, searched first in a narrow window around the last score and widened
-    /// until the score falls inside it.
+    /// MultiPV: sorts one iteration's lines best first (a later line's search can find more
+    /// than an earlier one's did), puts their moves in that order at the front of the root
+    /// moves, and makes the new first line the search's result. Returns its score.
+    fn order_lines(
+        &self,
+        lines: &mut [RootLine],
+        root_moves: &mut [(Move, i32)],
+        result: &mut SearchResult,
+    ) -> i32 {
+        // Stable: lines of equal score keep the order they were found in.
+        lines.sort_by_key(|line| -line.score);
+        for (i, line) in lines.iter().enumerate() {
+            let at = root_moves[i..]
+                .iter()
+                .position(|&(m, _)| m == line.pv[0])
+                .expect("each line's move is one of the root moves not yet placed");
+            root_moves[i..=i + at].rotate_right(1);
+        }
+        result.best = Some(lines[0].pv[0]);
+        result.score = lines[0].score;
+        result.pv = lines[0].pv.clone();
+        lines[0].score
+    }
+
+    /// One iteration of root line `line` (1-based; only MultiPV has more than line 1),
+    /// searched first in a narrow window around the last score and widened until the score
+    /// falls inside it. Line `k` searches the root moves from index `k - 1` on: the moves of
+    /// the lines before it are in front and left out.
     fn aspiration(
         &mut self,
         root: &Position,
         root_moves: &mut [(Move, i32)],
+        line: usize,
         depth: i32,
         previous_score: i32,
         hook: &mut dyn SearchHook,
@@ -518,8 +610,16 @@ impl Worker {
             (-INFINITE, INFINITE)
         };
         loop {
-            let (score, completed) =
-                self.search_root(root, root_moves, depth, alpha, beta, previous_score, hook);
+            let (score, completed) = self.search_root(
+                root,
+                root_moves,
+                line,
+                depth,
+                alpha,
+                beta,
+                previous_score,
+                hook,
+            );
             if !completed {
                 return (score, false);
             }
@@ -534,20 +634,24 @@ impl Worker {
                 return (score, true);
             };
             // The GUI sees the fail: the score is a bound, the line the move that failed
-            // high (or, failing low, the move that stays first for now).
-            let pv = if bound == Bound::Lower && self.pv_len[0] > 0 {
-                self.pv[0][..self.pv_len[0]].to_vec()
-            } else {
-                vec![root_moves[0].0]
-            };
-            hook.report(&SearchInfo {
-                depth: depth as u32,
-                seldepth: self.seldepth.max(depth as u32),
-                score,
-                bound,
-                nodes: self.nodes,
-                pv,
-            });
+            // high (or, failing low, the move that stays first for now). Later MultiPV
+            // lines show only once their iteration is done, in order.
+            if line == 1 {
+                let pv = if bound == Bound::Lower && self.pv_len[0] > 0 {
+                    self.pv[0][..self.pv_len[0]].to_vec()
+                } else {
+                    vec![root_moves[0].0]
+                };
+                hook.report(&SearchInfo {
+                    line,
+                    depth: depth as u32,
+                    seldepth: self.seldepth.max(depth as u32),
+                    score,
+                    bound,
+                    nodes: self.nodes,
+                    pv,
+                });
+            }
             delta += delta / 2;
             if delta > 1_000 {
                 alpha = -INFINITE;
@@ -556,20 +660,25 @@ impl Worker {
         }
     }
 
-    /// One pass over the root moves in the window (`alpha`, `beta`). Returns the best score
-    /// (or -INFINITE if no move finished) and whether the pass finished. A pass that fails
-    /// low leaves the move order as it was; one that fails high stops at the move that did.
+    /// One pass over the root moves of line `line` (from index `line - 1` on) in the window
+    /// (`alpha`, `beta`). Returns the best score (or -INFINITE if no move finished) and
+    /// whether the pass finished. A pass that fails low leaves the move order as it was; one
+    /// that fails high stops at the move that did. Only line 1 speaks for the time limits
+    /// (a falling score) and for the root's hash entry.
     #[allow(clippy::too_many_arguments)]
     fn search_root(
         &mut self,
         root: &Position,
-        root_moves: &mut [(Move, i32)],
+        all_root_moves: &mut [(Move, i32)],
+        line: usize,
         depth: i32,
         mut alpha: i32,
         beta: i32,
         previous_score: i32,
         hook: &mut dyn SearchHook,
     ) -> (i32, bool) {
+        let root_count = all_root_moves.len();
+        let root_moves = &mut all_root_moves[line - 1..];
         let original_alpha = alpha;
         let mut best_score = -INFINITE;
         self.pv_len[0] = 0;
@@ -586,15 +695,16 @@ impl Worker {
         let mut proven = 0;
         for i in 0..root_moves.len() {
             if i > 0 {
-                let dropped =
-                    previous_score > -INFINITE && best_score < previous_score - SCORE_DROP_MARGIN;
+                let dropped = line == 1
+                    && previous_score > -INFINITE
+                    && best_score < previous_score - SCORE_DROP_MARGIN;
                 if !hook.may_search_next_root_move(self.nodes, dropped) {
                     completed = false;
                     break;
                 }
             }
             let mv = root_moves[i].0;
-            hook.root_move(i, root_moves.len(), mv);
+            hook.root_move(i + line - 1, root_count, mv);
             let child = root.after(mv);
             self.frame(0).moved = Some(PieceTo {
                 piece: Piece::new(us, root.role_on(mv.from()).unwrap_or(Role::King)),
@@ -636,8 +746,9 @@ impl Worker {
                 if score >= beta {
                     break;
                 }
-                if i > 0 && depth > 1 {
+                if i > 0 && depth > 1 && line == 1 {
                     hook.report(&SearchInfo {
+                        line,
                         depth: depth as u32,
                         seldepth: self.seldepth.max(depth as u32),
                         score,
@@ -649,7 +760,8 @@ impl Worker {
             }
         }
         self.keys.pop();
-        if completed && best_score > original_alpha && best_score < beta {
+        // A later line's best is not the root's best move: leave the entry to line 1.
+        if line == 1 && completed && best_score > original_alpha && best_score < beta {
             let eval = self.frames[FRAME_OFFSET].static_eval;
             self.tt.store(
                 root.key(),
@@ -1417,6 +1529,130 @@ mod tests {
         let r = searcher.search(&pos, &params, &mut FixedLimits::new(None, None));
         assert_ne!(r.best, Some(take));
         assert!(r.best.is_some());
+    }
+
+    /// A MultiPV search of `fen` to `depth` (one thread, fresh table): its result and the
+    /// reports of the last iteration, which are its last `lines` reports.
+    fn multi_pv_search(
+        fen: &str,
+        depth: u32,
+        lines: usize,
+        excluded: &[&str],
+    ) -> (SearchResult, Vec<SearchInfo>) {
+        let pos = Position::from_fen(fen).unwrap();
+        let params = SearchParams {
+            max_depth: Some(depth),
+            multi_pv: lines,
+            excluded: excluded
+                .iter()
+                .map(|m| pos.parse_coordinate(m).unwrap())
+                .collect(),
+            ..Default::default()
+        };
+        let mut hook = FixedLimits::new(None, None);
+        let result = Searcher::new(8).search(&pos, &params, &mut hook);
+        let reports: Vec<SearchInfo> = hook.reports.into_iter().map(|(_, r)| r).collect();
+        let last = reports[reports.len().saturating_sub(lines)..].to_vec();
+        (result, last)
+    }
+
+    /// MultiPV 3: three distinct root moves, best first, each line's own PV, and line 1 is
+    /// the move a single-PV search plays. The positions each have one move far better than
+    /// any other (a mate in one, a free queen, a fork that wins the queen), so the two
+    /// searches agree on it as a matter of chess, not of search luck.
+    #[test]
+    fn multi_pv_gives_distinct_lines_best_first() {
+        for (fen, solution) in [
+            ("6k1/5ppp/8/8/8/8/8/4R1K1 w - - 0 1", "e1e8"),
+            (
+                "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
+                "h5f7",
+            ),
+            ("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1", "d2d5"),
+            ("2q1k3/8/8/8/2N5/8/8/4K3 w - - 0 1", "c4d6"),
+        ] {
+            let pos = Position::from_fen(fen).unwrap();
+            let single = search_depth(fen, 6);
+            assert_eq!(pos.coordinate(single.best.unwrap()), solution, "{fen}");
+            let (result, lines) = multi_pv_search(fen, 6, 3, &[]);
+            assert_eq!(lines.len(), 3, "{fen}");
+            for (i, line) in lines.iter().enumerate() {
+                assert_eq!(line.line, i + 1, "{fen}: {lines:?}");
+                assert_eq!(line.depth, 6, "{fen}: {lines:?}");
+                assert_eq!(line.bound, Bound::Exact, "{fen}: {lines:?}");
+                assert!(pos.is_legal(line.pv[0]), "{fen}: {lines:?}");
+            }
+            let firsts: Vec<Move> = lines.iter().map(|l| l.pv[0]).collect();
+            assert!(
+                firsts[0] != firsts[1] && firsts[1] != firsts[2] && firsts[0] != firsts[2],
+                "{fen}: {lines:?}"
+            );
+            assert!(
+                lines.windows(2).all(|w| w[0].score >= w[1].score),
+                "{fen}: {lines:?}"
+            );
+            // The best move is worth far more than the next (mate or a queen), and each
+            // other line is a searched line of its own move: a legal PV beyond its first
+            // move, with a score of its own.
+            assert!(lines[0].score >= lines[1].score + 300, "{fen}: {lines:?}");
+            for line in &lines {
+                let mut at = pos;
+                for &m in &line.pv {
+                    assert!(at.is_legal(m), "{fen}: {line:?}");
+                    at.play(m);
+                }
+            }
+            assert!(
+                lines[1..].iter().all(|l| l.pv.len() >= 2),
+                "{fen}: {lines:?}"
+            );
+            assert_eq!(Some(firsts[0]), single.best, "{fen}: {lines:?}");
+            assert_eq!(result.best, Some(firsts[0]), "{fen}");
+            assert_eq!(result.score, lines[0].score, "{fen}");
+            assert_eq!(result.pv, lines[0].pv, "{fen}");
+        }
+    }
+
+    /// MultiPV asks for more lines than there are moves (after `exclude`): one line per move
+    /// left, and an excluded move is in none of them.
+    #[test]
+    fn multi_pv_is_capped_by_the_moves_left_and_honours_exclude() {
+        // The king on h1 has g1, g2 and h2; h2 is taken by the excluded list.
+        let fen = "k7/8/8/8/8/8/8/7K w - - 0 1";
+        let (result, lines) = multi_pv_search(fen, 4, 5, &["h1h2"]);
+        let pos = Position::from_fen(fen).unwrap();
+        let shown: Vec<String> = lines.iter().map(|l| pos.coordinate(l.pv[0])).collect();
+        // The last two reports are lines 1 and 2 of depth 4; no line 3 ever.
+        assert_eq!(
+            lines[lines.len() - 2..]
+                .iter()
+                .map(|l| (l.line, l.depth))
+                .collect::<Vec<_>>(),
+            [(1, 4), (2, 4)]
+        );
+        let mut last_two = shown[shown.len() - 2..].to_vec();
+        last_two.sort();
+        assert_eq!(last_two, ["h1g1", "h1g2"]);
+        assert_ne!(result.best.map(|m| pos.coordinate(m)).unwrap(), "h1h2");
+
+        // In a real position, with the best move excluded, it shows in no line.
+        let fen = "4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1";
+        let pos = Position::from_fen(fen).unwrap();
+        let pos_lines = {
+            let params = SearchParams {
+                max_depth: Some(5),
+                multi_pv: 3,
+                excluded: vec![pos.parse_coordinate("d2d5").unwrap()],
+                ..Default::default()
+            };
+            let mut hook = FixedLimits::new(None, None);
+            Searcher::new(8).search(&pos, &params, &mut hook);
+            hook.reports
+        };
+        assert!(pos_lines.len() >= 3 * 5);
+        for (_, r) in &pos_lines {
+            assert_ne!(pos.coordinate(r.pv[0]), "d2d5", "{r:?}");
+        }
     }
 
     #[test]

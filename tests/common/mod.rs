@@ -308,11 +308,14 @@ impl Drop for Engine {
     }
 }
 
-/// One UCI `info` line with a score (`info depth D seldepth S score cp|mate N ... pv ...`).
+/// One UCI `info` line with a score
+/// (`info depth D seldepth S [multipv K] score cp|mate N ... pv ...`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct UciInfo {
     pub depth: u32,
     pub seldepth: u32,
+    /// The line's rank with MultiPV (`None` if the line has no `multipv`).
+    pub multipv: Option<u32>,
     /// `cp N` or `mate N`, as written.
     pub score: String,
     pub nodes: u64,
@@ -335,6 +338,7 @@ pub fn uci_info(line: &str) -> Option<UciInfo> {
     Some(UciInfo {
         depth: number("depth")? as u32,
         seldepth: number("seldepth")? as u32,
+        multipv: number("multipv").map(|k| k as u32),
         score,
         nodes: number("nodes")?,
         time: number("time")?,

@@ -79,7 +79,8 @@ def main():
     games = 0
     try:
         assert a.id.get("name", "").startswith("Kestrel"), a.id
-        for name in ("Hash", "Threads", "Ponder", "Move Overhead", "UCI_Chess960", "Clear Hash"):
+        for name in ("Hash", "Threads", "Ponder", "Move Overhead", "MultiPV", "UCI_Chess960",
+                     "Clear Hash"):
             assert name in a.options, (name, list(a.options))
         a.configure({"Hash": 16, "Move Overhead": 30})
         b.configure({"Hash": 16})
@@ -107,6 +108,16 @@ def main():
         check_pv(board, info)
         assert info["score"].relative.mate() == 1, info
         assert info["pv"][0] == chess.Move.from_uci("d1d8"), info
+        # MultiPV: python-chess sets the option itself and returns the lines best first.
+        board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4")
+        infos = a.analyse(board, chess.engine.Limit(depth=5), multipv=3)
+        assert [i.get("multipv") for i in infos] == [1, 2, 3], infos
+        for info in infos:
+            check_pv(board, info)
+        assert len({i["pv"][0] for i in infos}) == 3, infos
+        assert infos[0]["pv"][0] == chess.Move.from_uci("h5f7"), infos
+        scores = [i["score"].relative for i in infos]
+        assert scores == sorted(scores, reverse=True), scores
         with a.analysis(chess.Board(), chess.engine.Limit(depth=5)) as analysis:
             depths = [i.get("depth") for i in analysis if "depth" in i]
         assert set(range(1, 6)) <= set(depths), depths
