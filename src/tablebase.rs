@@ -379,7 +379,8 @@ mod tests {
     fn table_names_give_their_piece_counts() {
         assert_eq!(table_pieces("KQvK.rtbw"), Some(3));
         assert_eq!(table_pieces("KBNvK.rtbw"), Some(4));
-        assert_eq!(table_pieces("KRPvKR.rtbw"), Some(6));
+        assert_eq!(table_pieces("KRPvKR.rtbw"), Some(5));
+        assert_eq!(table_pieces("KRPPvKRP.rtbw"), Some(7));
         assert_eq!(table_pieces("KQvK.rtbz"), None);
         assert_eq!(table_pieces("README.rtbw"), None);
         assert_eq!(table_pieces("KXvK.rtbw"), None);
