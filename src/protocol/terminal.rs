@@ -82,6 +82,14 @@ pub const HELP: &[(&str, &str)] = &[
     ),
     ("moves", "list the legal moves in SAN and coordinates"),
     ("eval", "static evaluation by term, from White's side"),
+    (
+        "tb",
+        "Syzygy tables: wdl W (-2 lost .. 2 won) dtz D (plies to zeroing) and best moves",
+    ),
+    (
+        "egtpath syzygy DIR",
+        "load Syzygy tables from DIR (several: separated by ':', ';' on Windows)",
+    ),
     ("fen", "print the FEN"),
     (
         "perft N / divide N",
@@ -240,6 +248,7 @@ mod tests {
             "d ",
             "moves",
             "eval",
+            "tb ",
             "perft",
             "bench",
             "test FILE",
