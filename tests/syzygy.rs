@@ -242,8 +242,8 @@ fn search_probes_below_a_root_the_tables_do_not_cover() {
     assert_eq!(best, "d1d4");
     let (hits, score) = lines
         .iter()
-        .filter_map(|l| tbhits_and_score(l))
-        .last()
+        .rev()
+        .find_map(|l| tbhits_and_score(l))
         .expect("an info line");
     assert!(hits > 0, "{lines:?}");
     let cp: i32 = score
