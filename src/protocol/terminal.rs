@@ -69,7 +69,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("memory MB / cores N", "hash size / threads"),
     (
         "option NAME=VALUE",
-        "set an option (Resign Threshold, Draw Offers, Log File, Book File, Book)",
+        "set an option (Resign Threshold, Draw Offers, Log File, Book File, Book, SyzygyProbeDepth)",
     ),
     (
         "setscore S D",
