@@ -8,6 +8,7 @@
 //! * `datagen`: self-play games written as training data for the evaluation tuner.
 //! * `game`: a game in progress: moves, history for undo and repetitions, results.
 //! * `hashperft`: perft with a shared table of counts and threads (`kestrel perft --hash`).
+//! * `tablebase`: Syzygy endgame tablebases (through pyrrhic-rs).
 //! * `tune`: the Texel-style tuner of the evaluation weights (`kestrel tune`).
 
 pub mod bench;
@@ -21,4 +22,5 @@ pub mod hashperft;
 pub mod protocol;
 pub mod rng;
 pub mod search;
+pub mod tablebase;
 pub mod tune;

@@ -15,7 +15,10 @@ use crate::game::Game;
 use crate::search::time::{
     compute_limits_with_margin, SearchClock, TimeControl, TimeLimits, SAFETY_MARGIN,
 };
-use crate::search::{SearchHook, SearchInfo, SearchParams, SearchResult, Searcher};
+use crate::search::{
+    SearchHook, SearchInfo, SearchParams, SearchResult, Searcher, MAX_SYZYGY_PROBE_DEPTH,
+};
+use crate::tablebase::Tablebase;
 use crossbeam_channel::Receiver;
 use std::collections::VecDeque;
 use std::io::Write;
@@ -200,6 +203,78 @@ impl Core {
     pub fn set_threads(&mut self, searcher: &mut Searcher, threads: usize) {
         self.threads = threads.clamp(1, crate::search::MAX_THREADS);
         searcher.set_threads(self.threads);
+    }
+
+    /// Loads the Syzygy tables in `path` (one directory or several separated by the
+    /// platform's path separator; empty or `<empty>`: no tables) in place of the old ones.
+    /// Returns what was loaded, or why nothing was: the engine then plays without tables.
+    pub fn set_syzygy_path(
+        &mut self,
+        searcher: &mut Searcher,
+        path: &str,
+    ) -> Result<String, String> {
+        // The prober allows one set of tables at a time: the old one goes first.
+        searcher.set_tablebase(None);
+        let path = path.trim();
+        if path.is_empty() || path == "<empty>" {
+            return Ok("Syzygy tables off".into());
+        }
+        let tables = Tablebase::open(path)?;
+        let loaded = format!(
+            "Syzygy tables: {} found, up to {} pieces",
+            tables.table_count(),
+            tables.largest()
+        );
+        searcher.set_tablebase(Some(tables));
+        Ok(loaded)
+    }
+
+    /// `SyzygyProbeDepth`: 1 to `MAX_SYZYGY_PROBE_DEPTH` plies.
+    pub fn set_syzygy_probe_depth(
+        &mut self,
+        searcher: &mut Searcher,
+        text: &str,
+    ) -> Result<(), String> {
+        match text.trim().parse::<i32>() {
+            Ok(d) if (1..=MAX_SYZYGY_PROBE_DEPTH).contains(&d) => {
+                searcher.set_syzygy_probe_depth(d);
+                Ok(())
+            }
+            _ => Err(format!(
+                "SyzygyProbeDepth must be 1-{MAX_SYZYGY_PROBE_DEPTH}, not '{}'",
+                text.trim()
+            )),
+        }
+    }
+
+    /// The tables' verdict on the current position: `wdl W dtz D` (W from -2, lost, to 2,
+    /// won, ignoring the 50-move counter; D the signed distance to the next capture or
+    /// pawn move, counting the 50-move rule) and the moves that keep it. An error when
+    /// there are no tables or they do not know the position.
+    pub fn tablebase_report(&self, searcher: &Searcher) -> Result<String, String> {
+        let tables = searcher
+            .tablebase()
+            .ok_or("no Syzygy tables loaded (set SyzygyPath or egtpath syzygy DIR)")?;
+        let pos = self.game.position();
+        if !tables.covers(pos) {
+            return Err(format!(
+                "the tables cover positions of at most {} pieces without castling rights",
+                tables.largest()
+            ));
+        }
+        let missing = || "a table this position needs is missing".to_string();
+        let wdl = tables.probe_wdl(pos).ok_or_else(missing)?;
+        let root = tables.probe_root(pos).ok_or_else(missing)?;
+        let best: Vec<String> = root
+            .best_moves()
+            .iter()
+            .map(|&m| pos.coordinate(m))
+            .collect();
+        let mut line = format!("wdl {} dtz {}", wdl.value(), root.dtz);
+        if !best.is_empty() {
+            line.push_str(&format!(" best {}", best.join(" ")));
+        }
+        Ok(line)
     }
 
     /// Move Overhead in milliseconds, 0 to `MAX_MOVE_OVERHEAD_MS`.

@@ -18,7 +18,10 @@ use super::terminal;
 use super::xboard::{parse_edit_line, thinking_line, Command, CommandError, EditCommand, EditLine};
 use crate::chess::{Color, Move, Piece, Position, Square, STARTPOS_FEN};
 use crate::search::time::{TimeControl, TimeLimits};
-use crate::search::{Bound, SearchInfo, SearchParams, SearchResult, Searcher};
+use crate::search::{
+    Bound, SearchInfo, SearchParams, SearchResult, Searcher, DEFAULT_SYZYGY_PROBE_DEPTH,
+    MAX_SYZYGY_PROBE_DEPTH,
+};
 use crossbeam_channel::Receiver;
 use std::io::Write;
 use std::time::Duration;
@@ -250,6 +253,25 @@ impl Driver {
             Command::Easy => s.core.ponder = false,
             Command::Memory(mb) => s.core.set_hash_mb(&mut self.searcher, mb),
             Command::Cores(n) => s.core.set_threads(&mut self.searcher, n),
+            Command::EgtPath { kind, path } => {
+                // Other kinds of tables (Nalimov, Gaviota, ...) are noted and not used.
+                if kind == "syzygy" {
+                    match s.core.set_syzygy_path(&mut self.searcher, &path) {
+                        Ok(loaded) => s.send(&format!("# {loaded}")),
+                        Err(e) => s.send(&format!("tellusererror {e}")),
+                    }
+                }
+            }
+            Command::Tablebase => match s.core.tablebase_report(&self.searcher) {
+                Ok(line) => s.send(&line),
+                Err(e) => s.send(&format!("Error ({e}): tb")),
+            },
+            Command::Option { name, value } if name == "SyzygyProbeDepth" => {
+                let v = value.unwrap_or_default();
+                if let Err(e) = s.core.set_syzygy_probe_depth(&mut self.searcher, &v) {
+                    s.send(&format!("Error ({e}): {v}"));
+                }
+            }
             Command::Option { name, value } => s.set_option(&name, value.as_deref()),
             Command::Exclude(what) => s.exclude(&what, true),
             Command::Include(what) => s.exclude(&what, false),
@@ -459,7 +481,7 @@ impl Session {
             "feature ping=1 setboard=1 playother=1 san=0 usermove=1 time=1 draw=1 \
              sigint=0 sigterm=0 reuse=1 analyze=1 myname=\"{ENGINE_NAME}\" \
              variants=\"normal,fischerandom\" colors=0 ics=0 name=1 pause=1 nps=1 \
-             debug=1 memory=1 smp=1 exclude=1 setscore=1"
+             debug=1 memory=1 smp=1 exclude=1 setscore=1 egt=\"syzygy\""
         ));
         self.send("feature option=\"Resign Threshold -spin 0 0 10000\"");
         self.send("feature option=\"Draw Offers -check 1\"");
@@ -475,6 +497,9 @@ impl Session {
         // An empty default: no book until a file is chosen.
         self.send("feature option=\"Book File -file \"");
         self.send("feature option=\"Book -check 1\"");
+        self.send(&format!(
+            "feature option=\"SyzygyProbeDepth -spin {DEFAULT_SYZYGY_PROBE_DEPTH} 1 {MAX_SYZYGY_PROBE_DEPTH}\""
+        ));
         self.send("feature done=1");
     }
 
@@ -534,7 +559,7 @@ impl Session {
                 self.send(&fen);
             }
             // Noted, nothing to do: accepted/rejected features, opponent's name and rating,
-            // ICS, computer opponent, random, egtpath, `.` outside analysis.
+            // ICS, computer opponent, random, `.` outside analysis.
             _ => {}
         }
     }

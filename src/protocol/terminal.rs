@@ -72,7 +72,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("memory MB / cores N", "hash size / threads"),
     (
         "option NAME=VALUE",
-        "set an option (Resign Threshold, Draw Offers, MultiPV, Log File, Book File, Book)",
+        "set an option (Resign Threshold, Draw Offers, MultiPV, Log File, Book File, Book, SyzygyProbeDepth)",
     ),
     (
         "setscore S D",
@@ -85,6 +85,14 @@ pub const HELP: &[(&str, &str)] = &[
     ),
     ("moves", "list the legal moves in SAN and coordinates"),
     ("eval", "static evaluation by term, from White's side"),
+    (
+        "tb",
+        "Syzygy tables: wdl W (-2 lost .. 2 won) dtz D (plies to zeroing) and best moves",
+    ),
+    (
+        "egtpath syzygy DIR",
+        "load Syzygy tables from DIR (several: separated by ':', ';' on Windows)",
+    ),
     ("fen", "print the FEN"),
     (
         "perft N / divide N",
@@ -243,6 +251,7 @@ mod tests {
             "d ",
             "moves",
             "eval",
+            "tb ",
             "perft",
             "bench",
             "test FILE",

@@ -204,6 +204,8 @@ pub struct InfoLine<'a> {
     pub elapsed: Duration,
     /// Permille of the hash table in use.
     pub hashfull: usize,
+    /// Tablebase probes that gave an answer.
+    pub tbhits: u64,
     pub pv: &'a str,
 }
 
@@ -212,7 +214,7 @@ impl InfoLine<'_> {
         let ms = self.elapsed.as_millis();
         let nps = (self.nodes as f64 / self.elapsed.as_secs_f64().max(0.001)) as u64;
         let mut line = format!(
-            "info depth {} seldepth {} multipv {} score {}{} nodes {} nps {nps} hashfull {} time {ms}",
+            "info depth {} seldepth {} multipv {} score {}{} nodes {} nps {nps} hashfull {} tbhits {} time {ms}",
             self.depth,
             self.seldepth,
             self.multipv,
@@ -223,7 +225,8 @@ impl InfoLine<'_> {
                 _ => "",
             },
             self.nodes,
-            self.hashfull
+            self.hashfull,
+            self.tbhits
         );
         if !self.pv.is_empty() {
             line.push_str(" pv ");
@@ -248,6 +251,7 @@ mod tests {
             nodes: 1000,
             elapsed: Duration::from_millis(10),
             hashfull: 3,
+            tbhits: 0,
             pv: "e2e4",
         };
         assert!(line

@@ -13,7 +13,10 @@ use crate::chess::{Color, Move, Position};
 use crate::game::Game;
 use crate::search::time::{TimeControl, TimeLimits};
 use crate::search::tt::{TranspositionTable, DEFAULT_HASH_MB, MAX_HASH_MB};
-use crate::search::{SearchInfo, SearchParams, Searcher, MAX_THREADS};
+use crate::search::{
+    SearchInfo, SearchParams, Searcher, DEFAULT_SYZYGY_PROBE_DEPTH, MAX_SYZYGY_PROBE_DEPTH,
+    MAX_THREADS,
+};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -153,6 +156,14 @@ impl UciSession {
                 "<empty>" => "",
                 path => path,
             }),
+            "syzygypath" => match core.set_syzygy_path(&mut self.searcher, value_text) {
+                Ok(loaded) => {
+                    core.send(&format!("info string {loaded}"));
+                    Ok(())
+                }
+                Err(e) => Err(format!("{e}; playing without tables")),
+            },
+            "syzygyprobedepth" => core.set_syzygy_probe_depth(&mut self.searcher, value_text),
             "clear hash" => {
                 self.searcher.clear();
                 Ok(())
@@ -277,6 +288,10 @@ impl UciFront {
             "option name OwnBook type check default false".to_string(),
             "option name Book File type string default <empty>".to_string(),
             "option name Clear Hash type button".to_string(),
+            "option name SyzygyPath type string default <empty>".to_string(),
+            format!(
+                "option name SyzygyProbeDepth type spin default {DEFAULT_SYZYGY_PROBE_DEPTH} min 1 max {MAX_SYZYGY_PROBE_DEPTH}"
+            ),
             "uciok".to_string(),
         ];
         for line in lines {
@@ -402,6 +417,7 @@ impl Front for UciFront {
             nodes: info.nodes,
             elapsed: search.clock.elapsed(info.nodes),
             hashfull: self.table.hashfull(),
+            tbhits: info.tbhits,
             pv: &pv,
         }
         .format();

@@ -56,7 +56,11 @@ pub enum Command {
     Resume,
     Memory(usize),
     Cores(usize),
-    EgtPath,
+    /// `egtpath TYPE PATH`: where the endgame tables of a kind are (Kestrel uses syzygy).
+    EgtPath {
+        kind: String,
+        path: String,
+    },
     Option {
         name: String,
         value: Option<String>,
@@ -69,6 +73,8 @@ pub enum Command {
     },
     // Terminal conveniences (no GUI sends these).
     Help,
+    /// The Syzygy tables' verdict on the position (`wdl W dtz D`).
+    Tablebase,
     Display,
     Moves,
     Eval,
@@ -250,7 +256,15 @@ impl Command {
             "resume" => Resume,
             "memory" => Memory(number(args, "memory in MB")?),
             "cores" => Cores(number(args, "number of cores")?),
-            "egtpath" => EgtPath,
+            "egtpath" => {
+                let (kind, path) = arg(args, "table type and path")?
+                    .split_once(char::is_whitespace)
+                    .unwrap_or((args, ""));
+                EgtPath {
+                    kind: kind.to_string(),
+                    path: path.trim().to_string(),
+                }
+            }
             "option" => {
                 let a = arg(args, "option name")?;
                 match a.split_once('=') {
@@ -282,6 +296,7 @@ impl Command {
             "d" | "display" | "board" => Display,
             "moves" => Moves,
             "eval" => Eval,
+            "tb" => Tablebase,
             "fen" => Fen,
             "perft" => Perft(depth_arg(args)?),
             "divide" => Divide(depth_arg(args)?),
@@ -336,7 +351,6 @@ impl Command {
                 | St(_)
                 | Sd(_)
                 | Nps(_)
-                | EgtPath
                 | Help
                 | Display
                 | Moves

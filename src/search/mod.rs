@@ -13,6 +13,7 @@ pub mod tt;
 
 use crate::chess::{Move, Piece, Position, Role};
 use crate::eval::Evaluator;
+use crate::tablebase::{Tablebase, Wdl};
 use history::{History, PieceTo};
 use movepick::{
     capture_of, is_quiet, noisy_score, piece_to, quiet_score, Context, MovePicker, Pick,
@@ -31,6 +32,15 @@ pub const INFINITE: i32 = 32_000;
 /// Mate in `n` plies scores `MATE - n`.
 pub const MATE: i32 = 31_000;
 const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
+/// A tablebase win `n` plies from the root scores `TB_WIN - n`: above any evaluation and
+/// below every mate score, so a found mate still counts for more and shorter wins for more.
+pub const TB_WIN: i32 = MATE_BOUND - 1 - MAX_PLY as i32;
+/// Scores at least this far from 0 are tablebase wins or losses (or mates).
+const TB_WIN_BOUND: i32 = TB_WIN - MAX_PLY as i32;
+/// `SyzygyProbeDepth`: the least remaining depth at which positions with as many pieces
+/// as the largest table are probed (smaller ones are probed at any depth).
+pub const DEFAULT_SYZYGY_PROBE_DEPTH: i32 = 1;
+pub const MAX_SYZYGY_PROBE_DEPTH: i32 = 100;
 /// Nodes between two polls of the hook.
 pub const POLL_INTERVAL: u64 = 1024;
 /// A root score this far below the previous iteration's means trouble: keep searching.
@@ -63,6 +73,8 @@ pub struct SearchInfo {
     /// then only a bound, and the iteration goes on with a wider window.
     pub bound: Bound,
     pub nodes: u64,
+    /// Tablebase probes that gave an answer, all threads.
+    pub tbhits: u64,
     pub pv: Vec<Move>,
 }
 
@@ -108,6 +120,8 @@ pub struct SearchResult {
     pub depth: u32,
     pub nodes: u64,
     pub pv: Vec<Move>,
+    /// Tablebase probes that gave an answer, all threads.
+    pub tbhits: u64,
 }
 
 /// One finished MultiPV line of an iteration.
@@ -167,9 +181,33 @@ impl Reductions {
     }
 }
 
-/// One search thread's state: everything but the transposition table is its own.
+/// The tablebases as each search thread sees them: shared, read-only, with one hit count.
+#[derive(Clone)]
+struct TbAccess {
+    tables: Option<Arc<Tablebase>>,
+    probe_depth: i32,
+    hits: Arc<AtomicU64>,
+}
+
+impl TbAccess {
+    fn none() -> TbAccess {
+        TbAccess {
+            tables: None,
+            probe_depth: DEFAULT_SYZYGY_PROBE_DEPTH,
+            hits: Arc::new(AtomicU64::new(0)),
+        }
+    }
+
+    fn hits(&self) -> u64 {
+        self.hits.load(Relaxed)
+    }
+}
+
+/// One search thread's state: everything but the transposition table and the tablebases
+/// is its own.
 struct Worker {
     tt: Arc<TranspositionTable>,
+    tb: TbAccess,
     /// The evaluation with this thread's own pawn hash table.
     evaluator: Evaluator,
     history: History,
@@ -220,8 +258,68 @@ impl Searcher {
         let tt = Arc::clone(&self.main.tt);
         self.helpers.truncate(helpers);
         while self.helpers.len() < helpers {
-            self.helpers.push(Worker::new(Arc::clone(&tt)));
+            let mut helper = Worker::new(Arc::clone(&tt));
+            helper.tb = self.main.tb.clone();
+            self.helpers.push(helper);
         }
+    }
+
+    /// Uses `tables` from the next search on (`None`: no tablebases). The old tables are
+    /// let go first, so a new set may be opened after this call with `None`.
+    pub fn set_tablebase(&mut self, tables: Option<Tablebase>) {
+        let tables = tables.map(Arc::new);
+        for worker in std::iter::once(&mut self.main).chain(self.helpers.iter_mut()) {
+            worker.tb.tables = tables.clone();
+        }
+    }
+
+    pub fn tablebase(&self) -> Option<&Tablebase> {
+        self.main.tb.tables.as_deref()
+    }
+
+    /// `SyzygyProbeDepth`, clamped to 1..=MAX_SYZYGY_PROBE_DEPTH.
+    pub fn set_syzygy_probe_depth(&mut self, depth: i32) {
+        let depth = depth.clamp(1, MAX_SYZYGY_PROBE_DEPTH);
+        for worker in std::iter::once(&mut self.main).chain(self.helpers.iter_mut()) {
+            worker.tb.probe_depth = depth;
+        }
+    }
+
+    /// Tablebase hits of the last search, all threads.
+    pub fn tbhits(&self) -> u64 {
+        self.main.tb.hits()
+    }
+
+    /// With the root in the tablebases, the search params with every root move left out
+    /// that does not keep the tables' best outcome (or, winning, is not among the fastest
+    /// to convert). `None` without tables, outside them, or when the caller's own
+    /// exclusions would leave nothing. Counts a hit. Only before the helpers start: the
+    /// root probe is not thread-safe.
+    fn tablebase_root_params(
+        &self,
+        root: &Position,
+        params: &SearchParams,
+    ) -> Option<SearchParams> {
+        let tables = self.main.tb.tables.as_deref()?;
+        let probe = tables.probe_root(root)?;
+        self.main.tb.hits.fetch_add(1, Relaxed);
+        let keep = probe.best_moves();
+        let allowed = keep.iter().any(|m| !params.excluded.contains(m));
+        if keep.is_empty() || !allowed {
+            return None;
+        }
+        let mut excluded = params.excluded.clone();
+        excluded.extend(
+            probe
+                .moves
+                .iter()
+                .map(|m| m.mv)
+                .filter(|m| !keep.contains(m)),
+        );
+        Some(SearchParams {
+            excluded,
+            ..params.clone()
+        })
     }
 
     pub fn threads(&self) -> usize {
@@ -267,7 +365,7 @@ impl Searcher {
     /// Makes the search take `score` (side to move's view) as the exact value of `pos`
     /// when searched to `depth` or less (xboard `setscore`).
     pub fn set_score(&mut self, pos: &Position, score: i32, depth: u32) {
-        let score = score.clamp(-MATE_BOUND + 1, MATE_BOUND - 1);
+        let score = score.clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1);
         self.main.tt.store(
             pos.key(),
             Move::NONE,
@@ -287,6 +385,9 @@ impl Searcher {
         hook: &mut dyn SearchHook,
     ) -> SearchResult {
         self.main.tt.new_search();
+        self.main.tb.hits.store(0, Relaxed);
+        let tablebase_params = self.tablebase_root_params(root, params);
+        let params = tablebase_params.as_ref().unwrap_or(params);
         if self.helpers.is_empty() {
             return self.main.search(root, params, hook);
         }
@@ -323,6 +424,7 @@ impl Searcher {
             result
         });
         result.nodes += helper_nodes.load(Relaxed);
+        result.tbhits = self.main.tb.hits();
         result
     }
 }
@@ -396,6 +498,7 @@ impl Worker {
     fn new(tt: Arc<TranspositionTable>) -> Worker {
         Worker {
             tt,
+            tb: TbAccess::none(),
             evaluator: Evaluator::new(),
             history: History::default(),
             reductions: Reductions::new(),
@@ -541,6 +644,7 @@ impl Worker {
                     score: line.score,
                     bound: Bound::Exact,
                     nodes: self.nodes,
+                    tbhits: self.tb.hits(),
                     pv: line.pv,
                 });
             }
@@ -560,6 +664,7 @@ impl Worker {
         }
         result.ponder = result.pv.get(1).copied();
         result.nodes = self.nodes;
+        result.tbhits = self.tb.hits();
         result
     }
 
@@ -649,6 +754,7 @@ impl Worker {
                     score,
                     bound,
                     nodes: self.nodes,
+                    tbhits: self.tb.hits(),
                     pv,
                 });
             }
@@ -754,6 +860,7 @@ impl Worker {
                         score,
                         bound: Bound::Exact,
                         nodes: self.nodes,
+                        tbhits: self.tb.hits(),
                         pv: self.pv[0][..self.pv_len[0]].to_vec(),
                     });
                 }
@@ -878,6 +985,53 @@ impl Worker {
             }
         }
 
+        // Tablebases: exact only right after a capture or pawn move (the 50-move counter
+        // at 0) and without castling rights. A win or loss is a bound (a mate may be
+        // nearer than the table says); a draw is exact.
+        let mut tb_floor = -INFINITE;
+        let mut tb_ceiling = INFINITE;
+        if let Some(tables) = self.tb.tables.as_deref().filter(|_| excluded.is_none()) {
+            let pieces = pos.occupied().count();
+            if pos.halfmove_clock() == 0
+                && tables.covers(pos)
+                && (pieces < tables.largest() || depth >= self.tb.probe_depth)
+            {
+                if let Some(wdl) = tables.probe_wdl(pos) {
+                    self.tb.hits.fetch_add(1, Relaxed);
+                    let (score, bound) = match wdl {
+                        Wdl::Win => (TB_WIN - ply as i32, Bound::Lower),
+                        Wdl::Loss => (-TB_WIN + ply as i32, Bound::Upper),
+                        // Wins and losses the 50-move rule spoils are draws.
+                        _ => (0, Bound::Exact),
+                    };
+                    let cuts = match bound {
+                        Bound::Lower => score >= beta,
+                        Bound::Upper => score <= alpha,
+                        _ => true,
+                    };
+                    if cuts {
+                        self.tt.store(
+                            key,
+                            Move::NONE,
+                            score_to_tt(score, ply),
+                            (depth + 6).min(MAX_DEPTH as i32),
+                            bound,
+                            NO_EVAL,
+                        );
+                        return score;
+                    }
+                    if is_pv {
+                        if bound == Bound::Lower {
+                            tb_floor = score;
+                            alpha = alpha.max(score);
+                        } else {
+                            tb_ceiling = score;
+                        }
+                    }
+                }
+            }
+        }
+
         let static_eval = match tt_hit {
             _ if in_check => NO_EVAL,
             Some(hit) if hit.eval != NO_EVAL => hit.eval,
@@ -945,7 +1099,12 @@ impl Worker {
                     return 0;
                 }
                 if score >= beta {
-                    return if is_mate_score(score) { beta } else { score };
+                    // Neither a mate nor a table win is proven by passing.
+                    return if score.abs() >= TB_WIN_BOUND {
+                        beta
+                    } else {
+                        score
+                    };
                 }
             }
         }
@@ -1155,6 +1314,8 @@ impl Worker {
             // Every move was pruned: fall back to a fail-low at alpha.
             return alpha;
         }
+        // The tables' bound holds whatever this search found.
+        let best_score = best_score.max(tb_floor).min(tb_ceiling);
         let bound = bound_of(best_score, original_alpha, beta);
         if !excluded.is_none() {
             return best_score;
@@ -1359,11 +1520,11 @@ fn bound_cuts(hit: tt::Hit, ply: usize, alpha: i32, beta: i32) -> bool {
     }
 }
 
-/// Mate scores are stored relative to the node, not the root.
+/// Mate and tablebase scores are stored relative to the node, not the root.
 fn score_to_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
+    if score >= TB_WIN_BOUND {
         score + ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -TB_WIN_BOUND {
         score - ply as i32
     } else {
         score
@@ -1371,9 +1532,9 @@ fn score_to_tt(score: i32, ply: usize) -> i32 {
 }
 
 fn score_from_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
+    if score >= TB_WIN_BOUND {
         score - ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -TB_WIN_BOUND {
         score + ply as i32
     } else {
         score
