@@ -1061,22 +1061,26 @@ fn fail_highs_and_lows_are_marked_in_the_thinking_output() {
             .iter()
             .filter_map(|l| {
                 let t = thinking(l)?;
-                let first = l.split_once('\t')?.1.split_whitespace().next()?.to_string();
-                Some((t.depth, first))
+                // The word after the first move: `!` (fail high), `?` (fail low) or a move.
+                let mark = l
+                    .split_once('\t')?
+                    .1
+                    .split_whitespace()
+                    .nth(1)
+                    .unwrap_or("");
+                Some((t.depth, mark.to_string()))
             })
             .collect();
-        for (i, (depth, first)) in raw.iter().enumerate() {
-            if first.ends_with('!') {
-                high += 1;
-            } else if first.ends_with('?') {
-                low += 1;
-            } else {
-                continue;
+        for (i, (depth, mark)) in raw.iter().enumerate() {
+            match mark.as_str() {
+                "!" => high += 1,
+                "?" => low += 1,
+                _ => continue,
             }
             assert!(
                 raw[i + 1..]
                     .iter()
-                    .any(|(d, m)| d == depth && !m.ends_with(['!', '?'])),
+                    .any(|(d, m)| d == depth && !matches!(m.as_str(), "!" | "?")),
                 "depth {depth} ends without an unmarked line: {lines:?}"
             );
         }

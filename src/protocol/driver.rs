@@ -977,10 +977,12 @@ impl Front for Session {
     fn on_report(&mut self, search: &Search, info: &SearchInfo) {
         if self.post || search.mode == Mode::Analyze {
             let mut pv = self.pv_text(&search.root, &info.pv);
-            // A fail high or low shows as `!` or `?` on the move (the score is a bound).
+            // A fail high or low shows as `!` or `?` after the move (the score is a bound),
+            // a word of its own: clients that read the PV move by move (python-chess) stop
+            // there and keep the move, where `Nf3!` would leave them no PV at all.
             let mark = match info.bound {
-                Bound::Lower => "!",
-                Bound::Upper => "?",
+                Bound::Lower => " !",
+                Bound::Upper => " ?",
                 _ => "",
             };
             if !mark.is_empty() {

@@ -70,10 +70,11 @@ pub fn thinking(line: &str) -> Option<Thinking> {
         score: f[1].parse().ok()?,
         centis: f[2].parse().ok()?,
         nodes: f[3].parse().ok()?,
-        // A fail high or low marks the first move with `!` or `?`: the moves are the same.
+        // A fail high or low puts a `!` or `?` after the first move: not a move.
         pv: pv
             .split_whitespace()
-            .map(|m| m.trim_end_matches(['!', '?']).to_string())
+            .filter(|m| !matches!(*m, "!" | "?"))
+            .map(str::to_string)
             .collect(),
     })
 }
