@@ -663,6 +663,16 @@ impl Worker {
             }
         }
         result.ponder = result.pv.get(1).copied();
+        // A PV cut to its first move (a new best move found as time ran out) still has a
+        // likely reply in the table: ponder on that rather than on nothing.
+        if let (None, Some(best)) = (result.ponder, result.best) {
+            let after = root.after(best);
+            result.ponder = self
+                .tt
+                .probe(after.key())
+                .map(|hit| hit.mv)
+                .filter(|&mv| !mv.is_none() && after.is_legal(mv));
+        }
         result.nodes = self.nodes;
         result.tbhits = self.tb.hits();
         result
