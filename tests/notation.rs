@@ -779,3 +779,43 @@ fn gives_check_agrees_with_playing_the_move() {
     // The suites are rich in checks of every kind (direct, discovered, castling, en passant).
     assert!(checks > 10_000, "only {checks} checking moves seen");
 }
+
+/// `is_legal` generates only the moves of the piece on the move's from-square; it must agree
+/// with the full legal move list on every move a hash table or a sibling could offer: every
+/// from/to pair of the side to move's pieces, as a plain move, a promotion, castling and en
+/// passant, and the legal moves of the parent position.
+#[test]
+fn is_legal_agrees_with_the_legal_move_list() {
+    let mut roots = positions("perft.epd", usize::MAX);
+    roots.extend(positions("perft960.epd", 200));
+    let mut checked = 0u64;
+    for root in &roots {
+        let parent_moves = root.legal_moves();
+        for &m in parent_moves.iter() {
+            let p = root.after(m);
+            let legal = p.legal_moves();
+            let ours = p.color_bb(p.side_to_move());
+            let mut candidates: Vec<Move> = parent_moves.iter().copied().collect();
+            for from in ours {
+                for to in (0..64u8).map(Square::new) {
+                    candidates.push(Move::normal(from, to));
+                    candidates.push(Move::castle(from, to));
+                    candidates.push(Move::en_passant(from, to));
+                    for role in [Role::Queen, Role::Knight, Role::Rook, Role::Bishop] {
+                        candidates.push(Move::promotion(from, to, role));
+                    }
+                }
+            }
+            for c in candidates {
+                assert_eq!(
+                    p.is_legal(c),
+                    legal.contains(c),
+                    "{}: is_legal({c:?})",
+                    p.to_fen()
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 1_000_000, "only {checked} moves checked");
+}

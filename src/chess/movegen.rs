@@ -140,6 +140,16 @@ impl Position {
     /// The generator. `NOISY` and `QUIET` choose the stage; both = all legal moves.
     #[inline(always)]
     pub fn generate<S: MoveSink, const NOISY: bool, const QUIET: bool>(&self, sink: &mut S) {
+        self.generate_from::<S, NOISY, QUIET>(sink, Bitboard::FULL);
+    }
+
+    /// The generator for the pieces on `movers` only (`Bitboard::FULL`: every piece).
+    #[inline(always)]
+    fn generate_from<S: MoveSink, const NOISY: bool, const QUIET: bool>(
+        &self,
+        sink: &mut S,
+        movers: Bitboard,
+    ) {
         let us = self.side_to_move();
         let them = !us;
         let ours = self.color_bb(us);
@@ -157,7 +167,11 @@ impl Position {
         };
 
         // King moves: to squares not attacked once the king has left its square.
-        let king_targets = king_attacks(king) & stage_mask;
+        let king_targets = if movers.contains(king) {
+            king_attacks(king) & stage_mask
+        } else {
+            Bitboard::EMPTY
+        };
         let occ_without_king = occupied ^ Bitboard::from_square(king);
         let mut safe = Bitboard::EMPTY;
         for to in king_targets {
@@ -177,27 +191,28 @@ impl Position {
         };
         let target = stage_mask & check_mask;
         let pinned = self.pinned();
+        let ours = ours & movers;
 
-        let knights = self.pieces(us, Role::Knight) & !pinned;
+        let knights = self.pieces(us, Role::Knight) & !pinned & ours;
         for from in knights {
             sink.moves_from(from, knight_attacks(from) & target);
         }
-        let queens = self.pieces(us, Role::Queen);
-        for from in (self.pieces(us, Role::Bishop) | queens) & !pinned {
+        let queens = self.pieces(us, Role::Queen) & ours;
+        for from in (self.pieces(us, Role::Bishop) & ours | queens) & !pinned {
             sink.moves_from(from, bishop_attacks(from, occupied) & target);
         }
-        for from in (self.pieces(us, Role::Rook) | queens) & !pinned {
+        for from in (self.pieces(us, Role::Rook) & ours | queens) & !pinned {
             sink.moves_from(from, rook_attacks(from, occupied) & target);
         }
         // A pinned piece may only move along the line of its pin (never a pinned knight).
         if pinned.non_empty() && checkers.is_empty() {
-            for from in (self.pieces(us, Role::Bishop) | queens) & pinned {
+            for from in (self.pieces(us, Role::Bishop) & ours | queens) & pinned {
                 sink.moves_from(
                     from,
                     bishop_attacks(from, occupied) & target & line(king, from),
                 );
             }
-            for from in (self.pieces(us, Role::Rook) | queens) & pinned {
+            for from in (self.pieces(us, Role::Rook) & ours | queens) & pinned {
                 sink.moves_from(
                     from,
                     rook_attacks(from, occupied) & target & line(king, from),
@@ -205,9 +220,9 @@ impl Position {
             }
         }
 
-        self.generate_pawn_moves::<S, NOISY, QUIET>(sink, pinned, check_mask);
+        self.generate_pawn_moves::<S, NOISY, QUIET>(sink, pinned, check_mask, movers);
 
-        if QUIET && checkers.is_empty() && self.castling().has_any(us) {
+        if QUIET && checkers.is_empty() && movers.contains(king) && self.castling().has_any(us) {
             for side in CastlingSide::BOTH {
                 if self.castling().has(us, side) && self.can_castle(side) {
                     sink.single(Move::castle(king, self.castle_rook(us, side)));
@@ -222,13 +237,14 @@ impl Position {
         sink: &mut S,
         pinned: Bitboard,
         check_mask: Bitboard,
+        movers: Bitboard,
     ) {
         let us = self.side_to_move();
         let them = !us;
         let occupied = self.occupied();
         let empty = !occupied;
         let theirs = self.color_bb(them);
-        let pawns = self.pieces(us, Role::Pawn);
+        let pawns = self.pieces(us, Role::Pawn) & movers;
         let king = self.king(us);
         let (up, up_left, up_right): (i8, i8, i8) = match us {
             Color::White => (8, 7, 9),
@@ -317,10 +333,13 @@ impl Position {
     }
 
     /// Whether `mv` is a legal move here (for moves from hash tables or other positions).
+    /// Only the moves of the piece on its from-square are generated.
     pub fn is_legal(&self, mv: Move) -> bool {
-        if mv.is_none() {
+        if mv.is_none() || !self.color_bb(self.side_to_move()).contains(mv.from()) {
             return false;
         }
-        self.legal_moves().contains(mv)
+        let mut moves = MoveList::new();
+        self.generate_from::<_, true, true>(&mut moves, Bitboard::from_square(mv.from()));
+        moves.contains(mv)
     }
 }
