@@ -22,7 +22,7 @@ mod weights;
 use crate::chess::attacks::{king_attacks, pawn_attacks_set};
 use crate::chess::{Bitboard, Color, Position, Role, Square};
 use params::{Group, NUM, SECTIONS, WEIGHTS};
-pub use pawns::PAWN_TABLE_BYTES;
+pub use pawns::{pawn_hash, PAWN_TABLE_BYTES};
 
 /// A middlegame and an endgame value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

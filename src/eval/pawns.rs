@@ -114,6 +114,15 @@ const PAWN_TABLE_ENTRIES: usize = 1 << 14;
 /// The size of one pawn hash table (one per search thread).
 pub const PAWN_TABLE_BYTES: usize = PAWN_TABLE_ENTRIES * std::mem::size_of::<PawnEntry>();
 
+/// A hash of the pawns alone (both colours), well mixed in its high bits: the pawn table's
+/// index, and the search's correction history's.
+#[inline(always)]
+pub fn pawn_hash(pos: &Position) -> u64 {
+    let white = pos.pieces(Color::White, Role::Pawn).0;
+    let black = pos.pieces(Color::Black, Role::Pawn).0;
+    white.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ black.wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+}
+
 /// A direct-mapped table of pawn structures.
 pub(super) struct PawnTable {
     entries: Box<[PawnEntry]>,
@@ -135,9 +144,7 @@ impl PawnTable {
     pub(super) fn probe(&mut self, pos: &Position) -> &PawnEntry {
         let white = pos.pieces(Color::White, Role::Pawn).0;
         let black = pos.pieces(Color::Black, Role::Pawn).0;
-        let mix =
-            white.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ black.wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
-        let index = (mix >> (64 - PAWN_TABLE_ENTRIES.trailing_zeros())) as usize;
+        let index = (pawn_hash(pos) >> (64 - PAWN_TABLE_ENTRIES.trailing_zeros())) as usize;
         let entry = &mut self.entries[index];
         if entry.white != white || entry.black != black {
             let mut acc = Accumulator::default();

@@ -5,6 +5,7 @@
 //! An abort unwinds at once; the last completed iteration's move and PV are kept (or a
 //! better root move that was fully searched before the abort).
 
+pub mod correction;
 pub mod history;
 pub mod movepick;
 pub mod see;
@@ -14,6 +15,7 @@ pub mod tt;
 use crate::chess::{Move, Piece, Position, Role};
 use crate::eval::Evaluator;
 use crate::tablebase::{Tablebase, Wdl};
+use correction::Correction;
 use history::{History, PieceTo};
 use movepick::{
     capture_of, is_quiet, noisy_score, piece_to, quiet_score, Context, MovePicker, Pick,
@@ -211,6 +213,7 @@ struct Worker {
     /// The evaluation with this thread's own pawn hash table.
     evaluator: Evaluator,
     history: History,
+    correction: Correction,
     reductions: Reductions,
     frames: Box<[Frame; MAX_PLY + FRAME_OFFSET + 2]>,
     pv: Box<[[Move; MAX_PLY + 1]; MAX_PLY + 1]>,
@@ -353,6 +356,7 @@ impl Searcher {
         self.set_hash_mb(self.hash_mb());
         for worker in std::iter::once(&mut self.main).chain(self.helpers.iter_mut()) {
             worker.history.clear();
+            worker.correction.clear();
             worker.evaluator.clear();
         }
     }
@@ -501,6 +505,7 @@ impl Worker {
             tb: TbAccess::none(),
             evaluator: Evaluator::new(),
             history: History::default(),
+            correction: Correction::default(),
             reductions: Reductions::new(),
             frames: Box::new([Frame::default(); MAX_PLY + FRAME_OFFSET + 2]),
             pv: Box::new([[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1]),
@@ -892,6 +897,16 @@ impl Worker {
         (best_score, completed)
     }
 
+    /// The static evaluation `raw_eval` of `pos` with the correction history's average
+    /// error added; `NO_EVAL` (in check) stays.
+    #[inline(always)]
+    fn corrected(&self, pos: &Position, raw_eval: i32) -> i32 {
+        if raw_eval == NO_EVAL {
+            return NO_EVAL;
+        }
+        (raw_eval + self.correction.get(pos)).clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
+    }
+
     fn update_pv(&mut self, ply: usize, mv: Move) {
         let child_len = self.pv_len[ply + 1].min(MAX_PLY - ply - 1);
         self.pv[ply][0] = mv;
@@ -1042,11 +1057,12 @@ impl Worker {
             }
         }
 
-        let static_eval = match tt_hit {
+        let raw_eval = match tt_hit {
             _ if in_check => NO_EVAL,
             Some(hit) if hit.eval != NO_EVAL => hit.eval,
             _ => self.evaluator.evaluate(pos),
         };
+        let static_eval = self.corrected(pos, raw_eval);
         self.frame(ply).static_eval = static_eval;
         // The hash score, where its bound allows, is a better guess than the static one.
         let eval = match tt_hit {
@@ -1330,6 +1346,16 @@ impl Worker {
         if !excluded.is_none() {
             return best_score;
         }
+        // Learn how far the static evaluation was off, where the search's score says so: a
+        // quiet position (no capture found best), and a bound on the right side of it.
+        if !in_check
+            && (best_move.is_none() || is_quiet(pos, best_move))
+            && best_score.abs() < TB_WIN_BOUND
+            && !(bound == Bound::Lower && best_score <= static_eval)
+            && !(bound == Bound::Upper && best_score >= static_eval)
+        {
+            self.correction.update(pos, depth, raw_eval, best_score);
+        }
         // A fail-low proves no move best: keep whatever move the table already has.
         self.tt.store(
             key,
@@ -1337,7 +1363,7 @@ impl Worker {
             score_to_tt(best_score, ply),
             depth,
             bound,
-            static_eval,
+            raw_eval,
         );
         best_score
     }
@@ -1405,12 +1431,14 @@ impl Worker {
         }
         let in_check = pos.in_check();
         let mut best_score = -INFINITE;
+        let mut raw_eval = NO_EVAL;
         let mut stand_pat = NO_EVAL;
         if !in_check {
-            stand_pat = match tt_hit {
+            raw_eval = match tt_hit {
                 Some(hit) if hit.eval != NO_EVAL => hit.eval,
                 _ => self.evaluator.evaluate(pos),
             };
+            stand_pat = self.corrected(pos, raw_eval);
             if stand_pat >= beta {
                 return stand_pat;
             }
@@ -1480,7 +1508,7 @@ impl Worker {
             score_to_tt(best_score, ply),
             0,
             bound,
-            stand_pat,
+            raw_eval,
         );
         best_score
     }
