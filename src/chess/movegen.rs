@@ -191,6 +191,7 @@ impl Position {
         };
         let target = stage_mask & check_mask;
         let pinned = self.pinned();
+        // From here on only the pieces asked for move (the king was handled above).
         let ours = ours & movers;
 
         let knights = self.pieces(us, Role::Knight) & !pinned & ours;
