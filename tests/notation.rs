@@ -765,12 +765,19 @@ fn gives_check_agrees_with_playing_the_move() {
     roots.extend(positions("perft-random.epd", 2000));
     let mut checks = 0;
     for p in with_children(&roots) {
+        let squares = p.check_squares();
         for &m in p.legal_moves().iter() {
             let expected = p.after(m).in_check();
             assert_eq!(
                 p.gives_check(m),
                 expected,
                 "{} {m:?}: gives_check disagrees with play",
+                p.to_fen()
+            );
+            assert_eq!(
+                p.gives_check_with(&squares, m),
+                expected,
+                "{} {m:?}: gives_check_with disagrees with play",
                 p.to_fen()
             );
             checks += expected as usize;

@@ -17,5 +17,5 @@ pub use castling::{CastlingRights, CastlingSide};
 pub use fen::{FenError, STARTPOS_FEN};
 pub use moves::{Move, MoveKind, MoveList};
 pub use notation::MoveError;
-pub use position::Position;
+pub use position::{CheckSquares, Position};
 pub use types::{Color, File, Piece, Rank, Role, Square};

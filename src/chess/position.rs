@@ -3,7 +3,7 @@
 //! and `Copy`) and call `play` on the copy; there is no unmake.
 
 use super::attacks::{
-    between, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, queen_attacks,
+    between, bishop_attacks, king_attacks, knight_attacks, line, pawn_attacks, queen_attacks,
     rook_attacks,
 };
 use super::bitboard::Bitboard;
@@ -11,6 +11,17 @@ use super::castling::{CastlingRights, CastlingSide};
 use super::moves::{Move, MoveKind};
 use super::types::{Color, Piece, Role, Square};
 use super::zobrist;
+
+/// Where the side to move's pieces would check the enemy king from, and which of them
+/// would check by moving out of the way (see [`Position::check_squares`]).
+#[derive(Clone, Copy, Debug)]
+pub struct CheckSquares {
+    /// By role, pawn to queen: the squares from which a piece of that role attacks the king.
+    by_role: [Bitboard; 5],
+    /// Our pieces that alone stand between one of our sliders and the enemy king.
+    discoverers: Bitboard,
+    king: Square,
+}
 
 #[derive(Clone, Copy)]
 pub struct Position {
@@ -626,6 +637,61 @@ impl Position {
             | (bishop_attacks(king, occupied) & (after[Role::Bishop.index()] | queens))
             | (rook_attacks(king, occupied) & (after[Role::Rook.index()] | queens)))
             .non_empty()
+    }
+
+    /// What [`Position::gives_check_with`] needs to know about the enemy king, worked out
+    /// once for all the moves of a position.
+    #[inline]
+    pub fn check_squares(&self) -> CheckSquares {
+        let us = self.side;
+        let king = self.king(!us);
+        let ours = self.color_bb(us);
+        let occupied = self.occupied();
+        let queens = self.by_role[Role::Queen.index()];
+        let diagonal = bishop_attacks(king, occupied);
+        let straight = rook_attacks(king, occupied);
+        let snipers = ((rook_attacks(king, Bitboard::EMPTY)
+            & (self.by_role[Role::Rook.index()] | queens))
+            | (bishop_attacks(king, Bitboard::EMPTY)
+                & (self.by_role[Role::Bishop.index()] | queens)))
+            & ours;
+        let mut discoverers = Bitboard::EMPTY;
+        for sniper in snipers {
+            let blockers = between(king, sniper) & occupied;
+            if blockers.non_empty() && !blockers.has_several() {
+                discoverers |= blockers & ours;
+            }
+        }
+        CheckSquares {
+            by_role: [
+                pawn_attacks(!us, king),
+                knight_attacks(king),
+                diagonal,
+                straight,
+                diagonal | straight,
+            ],
+            discoverers,
+            king,
+        }
+    }
+
+    /// `gives_check` for a move of this position, faster with the position's
+    /// [`CheckSquares`]: a plain move checks if it lands where its piece attacks the king, or
+    /// leaves a line on which it alone shielded the king from one of our sliders. Castling,
+    /// en passant and promotions change more than one line and take the general path.
+    #[inline(always)]
+    pub fn gives_check_with(&self, squares: &CheckSquares, mv: Move) -> bool {
+        if mv.kind() != MoveKind::Normal {
+            return self.gives_check(mv);
+        }
+        let (from, to) = (mv.from(), mv.to());
+        if squares.discoverers.contains(from) && !line(from, squares.king).contains(to) {
+            return true;
+        }
+        match self.role_on(from) {
+            Some(Role::King) | None => false,
+            Some(role) => squares.by_role[role.index()].contains(to),
+        }
     }
 
     /// Whether the side to move has only its king and pawns (null-move pruning is unsafe).

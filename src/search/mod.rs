@@ -1164,6 +1164,7 @@ impl Worker {
         let mut legal = 0;
         let mut searched = 0;
         let has_pieces = !pos.only_king_and_pawns(us);
+        let check_squares = pos.check_squares();
         self.keys.push(key);
         while let Some(Pick { mv, score: order }) = picker.next(pos, &self.history) {
             legal += 1;
@@ -1171,7 +1172,7 @@ impl Worker {
                 continue;
             }
             let quiet = is_quiet(pos, mv);
-            let gives_check = pos.gives_check(mv);
+            let gives_check = pos.gives_check_with(&check_squares, mv);
             let history_score = if quiet {
                 quiet_score(pos, &self.history, us.index(), mv, earlier)
             } else {
