@@ -237,18 +237,24 @@ impl MovePicker {
     }
 }
 
-/// Moves the highest-scored move from `i` on to position `i` (one step of selection sort).
+/// Moves the highest-scored move from `i` on to position `i` (one step of selection sort;
+/// the first of equal scores wins, so the order is the same on every machine).
 #[inline]
 fn select(moves: &mut MoveList, scores: &mut [i32], i: usize) {
-    let mut best = i;
-    for j in i + 1..moves.len() {
-        if scores[j] > scores[best] {
+    let n = moves.len();
+    // Slicing once lets the scan run without a bounds check per move and keep the best
+    // score in a register: in an all-node this loop runs over every quiet move.
+    let rest = &scores[i..n];
+    let (mut best, mut best_score) = (0, rest[0]);
+    for (j, &score) in rest.iter().enumerate().skip(1) {
+        if score > best_score {
             best = j;
+            best_score = score;
         }
     }
-    if best != i {
-        moves.swap(i, best);
-        scores.swap(i, best);
+    if best != 0 {
+        moves.swap(i, i + best);
+        scores.swap(i, i + best);
     }
 }
 
