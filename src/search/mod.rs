@@ -353,7 +353,7 @@ impl Searcher {
 
     /// Forget everything learned (a new game).
     pub fn clear(&mut self) {
-        self.set_hash_mb(self.hash_mb());
+        self.main.tt.clear();
         for worker in std::iter::once(&mut self.main).chain(self.helpers.iter_mut()) {
             worker.history.clear();
             worker.correction.clear();

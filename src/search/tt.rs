@@ -167,6 +167,12 @@ fn advise_huge_pages(ptr: *mut u8, bytes: usize) {
 #[cfg(not(target_os = "linux"))]
 fn advise_huge_pages(_ptr: *mut u8, _bytes: usize) {}
 
+fn zero(words: &[AtomicU64]) {
+    for word in words {
+        word.store(0, Relaxed);
+    }
+}
+
 impl TranspositionTable {
     /// A table of about `megabytes` MB (clamped to 1..=MAX_HASH_MB; if the memory cannot be
     /// had, smaller sizes are tried).
@@ -193,9 +199,29 @@ impl TranspositionTable {
         self.buckets * BUCKET_BYTES / (1024 * 1024)
     }
 
-    pub fn clear(&mut self) {
-        // A fresh zeroed allocation is cheaper than writing every word of a big table.
-        *self = TranspositionTable::new(self.megabytes());
+    /// Forgets every entry, in place. Writing zeros over pages the search has already
+    /// touched costs a few milliseconds per 64 MB before the search starts; a fresh
+    /// allocation would cost nothing here but make the next search take a page fault for
+    /// each page it reaches (a quarter of the time of a 0.2 s search with 64 MB). Large
+    /// tables are zeroed by several threads at once.
+    pub fn clear(&self) {
+        // 64 MB a thread.
+        const WORDS_PER_THREAD: usize = 8 * 1024 * 1024;
+        // As after a fresh allocation, so that a search from a cleared table is the same.
+        self.generation.store(0, Relaxed);
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(self.words.len().div_ceil(WORDS_PER_THREAD));
+        if threads <= 1 {
+            zero(&self.words);
+            return;
+        }
+        let chunk = self.words.len().div_ceil(threads);
+        std::thread::scope(|scope| {
+            for part in self.words.chunks(chunk) {
+                scope.spawn(move || zero(part));
+            }
+        });
     }
 
     /// Start of a new search: older entries become preferred for replacement.
@@ -320,7 +346,6 @@ mod tests {
             (mv, -123, 7, Bound::Lower, 45)
         );
         assert!(tt.probe(0xDEAD_BEEE).is_none());
-        let mut tt = tt;
         tt.clear();
         assert!(tt.probe(0xDEAD_BEEF).is_none());
     }
