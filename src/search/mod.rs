@@ -588,7 +588,8 @@ impl Worker {
             );
             // Root moves are sorted best first; the first one was searched fully unless the
             // iteration was aborted before its first move finished (or a later move proved
-            // better on its zero-window search and its re-search was cut short).
+            // better on its zero-window search, or failed high on an aspiration window, and
+            // the search after that was cut short).
             if score > -INFINITE {
                 let best = root_moves[0].0;
                 result.best = Some(best);
@@ -729,6 +730,9 @@ impl Worker {
         } else {
             (-INFINITE, INFINITE)
         };
+        // The score of the last pass that failed high: its move, now first, is proven better
+        // than the last iteration's best even if the wider pass after it is cut short.
+        let mut failed_high = None;
         loop {
             let (score, completed) = self.search_root(
                 root,
@@ -741,13 +745,18 @@ impl Worker {
                 hook,
             );
             if !completed {
-                return (score, false);
+                return match failed_high {
+                    Some(bound) if score == -INFINITE => (bound, false),
+                    _ => (score, false),
+                };
             }
             let bound = if score <= alpha && alpha > -INFINITE {
+                failed_high = None;
                 beta = (alpha + beta) / 2;
                 alpha = (score - delta).max(-INFINITE);
                 Bound::Upper
             } else if score >= beta && beta < INFINITE {
+                failed_high = Some(score);
                 beta = (score + delta).min(INFINITE);
                 Bound::Lower
             } else {
@@ -1634,6 +1643,54 @@ mod tests {
             ..Default::default()
         };
         searcher.search(&pos, &params, &mut FixedLimits::new(None, None))
+    }
+
+    /// Stops the search as soon as a root move other than the last iteration's best fails
+    /// high on an aspiration window, remembering that move.
+    #[derive(Default)]
+    struct StopAfterNewFailHigh {
+        last_best: Option<Move>,
+        failed_high: Option<Move>,
+    }
+
+    impl SearchHook for StopAfterNewFailHigh {
+        fn poll(&mut self, _nodes: u64) -> bool {
+            self.failed_high.is_some()
+        }
+        fn may_start_iteration(&mut self, _depth: u32, _nodes: u64) -> bool {
+            self.failed_high.is_none()
+        }
+        fn may_search_next_root_move(&mut self, _nodes: u64, _dropped: bool) -> bool {
+            self.failed_high.is_none()
+        }
+        fn report(&mut self, info: &SearchInfo) {
+            let mv = info.pv.first().copied();
+            match info.bound {
+                Bound::Exact => self.last_best = mv,
+                Bound::Lower if self.failed_high.is_none() && mv != self.last_best => {
+                    self.failed_high = mv;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// A move that failed high on the aspiration window is better than the last best move,
+    /// so it is played even when the wider search after the fail is cut short.
+    #[test]
+    fn an_aspiration_fail_high_is_played_when_the_research_is_cut_short() {
+        // WAC.297: a new best move fails high a few iterations in.
+        let pos = Position::from_fen("3r1rk1/p3qp1p/2bb2p1/2p5/3P4/1P6/PBQN1PPP/2R2RK1 b - - 0 1")
+            .unwrap();
+        let mut searcher = Searcher::new(8);
+        let mut hook = StopAfterNewFailHigh::default();
+        let params = SearchParams {
+            max_depth: Some(30),
+            ..Default::default()
+        };
+        let result = searcher.search(&pos, &params, &mut hook);
+        let failed_high = hook.failed_high.expect("a new move fails high by depth 30");
+        assert_eq!(result.best, Some(failed_high));
     }
 
     /// Aspiration fails are reported as bounds (high: the score is a lower bound), and the
