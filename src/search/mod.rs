@@ -980,7 +980,7 @@ impl Worker {
             depth += 1;
         }
         if depth <= 0 {
-            return self.quiescence(pos, alpha, beta, ply, hook);
+            return self.quiescence(pos, alpha, beta, ply, true, hook);
         }
         self.pv_len[ply] = 0;
         if self.enter_node(hook) {
@@ -1414,12 +1414,17 @@ impl Worker {
         }
     }
 
+    /// The quiescence search: captures and queen promotions until the position is quiet,
+    /// every evasion when in check, and at its first ply (`checks`) also the quiet moves
+    /// that give check without losing material, so that a mate or a forking check just
+    /// beyond the depth is seen.
     fn quiescence(
         &mut self,
         pos: &Position,
         mut alpha: i32,
         beta: i32,
         ply: usize,
+        checks: bool,
         hook: &mut dyn SearchHook,
     ) -> i32 {
         self.pv_len[ply] = 0;
@@ -1492,7 +1497,7 @@ impl Worker {
             }
             let child = pos.after(mv);
             self.tt.prefetch(child.key());
-            let score = -self.quiescence(&child, -beta, -alpha, ply + 1, hook);
+            let score = -self.quiescence(&child, -beta, -alpha, ply + 1, false, hook);
             if self.stopped {
                 return 0;
             }
@@ -1504,6 +1509,31 @@ impl Worker {
                     self.update_pv(ply, mv);
                     if alpha >= beta {
                         break;
+                    }
+                }
+            }
+        }
+        if checks && !in_check && alpha < beta {
+            let check_squares = pos.check_squares();
+            for mv in pos.quiet_moves().iter().copied() {
+                if !pos.gives_check_with(&check_squares, mv) || !see_ge(pos, mv, 0) {
+                    continue;
+                }
+                let child = pos.after(mv);
+                self.tt.prefetch(child.key());
+                let score = -self.quiescence(&child, -beta, -alpha, ply + 1, false, hook);
+                if self.stopped {
+                    return 0;
+                }
+                if score > best_score {
+                    best_score = score;
+                    if score > alpha {
+                        best_move = mv;
+                        alpha = score;
+                        self.update_pv(ply, mv);
+                        if alpha >= beta {
+                            break;
+                        }
                     }
                 }
             }
@@ -1643,6 +1673,22 @@ mod tests {
             ..Default::default()
         };
         searcher.search(&pos, &params, &mut FixedLimits::new(None, None))
+    }
+
+    /// The quiescence search's first ply looks at quiet checks: a back-rank mate by a rook
+    /// move is found there, and not at the plies after it (where only captures are tried).
+    #[test]
+    fn quiescence_sees_a_quiet_mating_check_at_its_first_ply() {
+        let pos = Position::from_fen("6k1/5ppp/8/8/8/8/8/3R2K1 w - - 0 1").unwrap();
+        let quiescence = |checks: bool| {
+            let mut searcher = Searcher::new(1);
+            let mut hook = FixedLimits::new(None, None);
+            searcher
+                .main
+                .quiescence(&pos, -INFINITE, INFINITE, 0, checks, &mut hook)
+        };
+        assert_eq!(quiescence(true), MATE - 1);
+        assert!(!is_mate_score(quiescence(false)));
     }
 
     /// Stops the search as soon as a root move other than the last iteration's best fails
