@@ -1182,11 +1182,6 @@ impl Worker {
             }
             let quiet = is_quiet(pos, mv);
             let gives_check = pos.gives_check_with(&check_squares, mv);
-            let history_score = if quiet {
-                quiet_score(pos, &self.history, us.index(), mv, earlier)
-            } else {
-                0
-            };
 
             // Prune before making the move: at low depth, with a move already searched
             // and no mate against us to defend, late and hopeless moves are skipped.
@@ -1270,6 +1265,9 @@ impl Worker {
                 if depth >= 3 && searched > is_pv as usize && (quiet || order < 0) && !gives_check {
                     reduction = self.reductions.get(depth, searched + 1);
                     if quiet {
+                        // Looked up here, not for every move: pruned moves never need it.
+                        let history_score =
+                            quiet_score(pos, &self.history, us.index(), mv, earlier);
                         reduction -= history_score / 8_192;
                         if order >= ORDER_COUNTER {
                             reduction -= 1;
