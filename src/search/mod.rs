@@ -1472,7 +1472,11 @@ impl Worker {
             !in_check,
         );
         let original_alpha = alpha;
-        let mut best_move = Move::NONE;
+        let mut best = QuiescenceBest {
+            score: best_score,
+            mv: Move::NONE,
+            alpha,
+        };
         let mut legal = 0;
         while let Some(Pick { mv, score: order }) = picker.next(pos, &self.history) {
             legal += 1;
@@ -1484,7 +1488,7 @@ impl Worker {
                 // Delta pruning: even winning the piece outright would not reach alpha.
                 if mv.promotion_role().is_none() {
                     let victim = capture_of(pos, mv).1;
-                    if stand_pat + SEE_VALUE[victim.index()] + 200 <= alpha {
+                    if stand_pat + SEE_VALUE[victim.index()] + 200 <= best.alpha {
                         continue;
                     }
                 }
@@ -1493,62 +1497,65 @@ impl Worker {
                     break;
                 }
             }
-            let child = pos.after(mv);
-            self.tt.prefetch(child.key());
-            let score = -self.quiescence(&child, -beta, -alpha, ply + 1, false, hook);
-            if self.stopped {
-                return 0;
+            if self.quiescence_move(pos, mv, beta, ply, &mut best, hook) {
+                break;
             }
-            if score > best_score {
-                best_score = score;
-                if score > alpha {
-                    best_move = mv;
-                    alpha = score;
-                    self.update_pv(ply, mv);
-                    if alpha >= beta {
-                        break;
-                    }
+        }
+        if checks && !in_check && !self.stopped && best.alpha < beta {
+            let check_squares = pos.check_squares();
+            for mv in pos.quiet_moves().iter().copied() {
+                if pos.gives_check_with(&check_squares, mv)
+                    && see_ge(pos, mv, 0)
+                    && self.quiescence_move(pos, mv, beta, ply, &mut best, hook)
+                {
+                    break;
                 }
             }
         }
-        if checks && !in_check && alpha < beta {
-            let check_squares = pos.check_squares();
-            for mv in pos.quiet_moves().iter().copied() {
-                if !pos.gives_check_with(&check_squares, mv) || !see_ge(pos, mv, 0) {
-                    continue;
-                }
-                let child = pos.after(mv);
-                self.tt.prefetch(child.key());
-                let score = -self.quiescence(&child, -beta, -alpha, ply + 1, false, hook);
-                if self.stopped {
-                    return 0;
-                }
-                if score > best_score {
-                    best_score = score;
-                    if score > alpha {
-                        best_move = mv;
-                        alpha = score;
-                        self.update_pv(ply, mv);
-                        if alpha >= beta {
-                            break;
-                        }
-                    }
-                }
-            }
+        if self.stopped {
+            return 0;
         }
         if in_check && legal == 0 {
             return -MATE + ply as i32;
         }
-        let bound = bound_of(best_score, original_alpha, beta);
+        let bound = bound_of(best.score, original_alpha, beta);
         self.tt.store(
             key,
-            best_move,
-            score_to_tt(best_score, ply),
+            best.mv,
+            score_to_tt(best.score, ply),
             0,
             bound,
             raw_eval,
         );
-        best_score
+        best.score
+    }
+
+    /// Searches `mv` from the quiescence node `pos` and folds its score into `best`.
+    /// Returns true when the node is done: the move cut, or the search was stopped.
+    fn quiescence_move(
+        &mut self,
+        pos: &Position,
+        mv: Move,
+        beta: i32,
+        ply: usize,
+        best: &mut QuiescenceBest,
+        hook: &mut dyn SearchHook,
+    ) -> bool {
+        let child = pos.after(mv);
+        self.tt.prefetch(child.key());
+        let score = -self.quiescence(&child, -beta, -best.alpha, ply + 1, false, hook);
+        if self.stopped {
+            return true;
+        }
+        if score > best.score {
+            best.score = score;
+            if score > best.alpha {
+                best.mv = mv;
+                best.alpha = score;
+                self.update_pv(ply, mv);
+            }
+        }
+        best.alpha >= beta
     }
 
     /// The root's first move order: hash move, good captures, quiet moves by history, losing
@@ -1570,6 +1577,14 @@ impl Worker {
             ORDER_BAD_NOISY + noisy_score(pos, &self.history, mv)
         }
     }
+}
+
+/// The best a quiescence node has found so far.
+struct QuiescenceBest {
+    score: i32,
+    mv: Move,
+    /// The window's lower bound, raised by every better score.
+    alpha: i32,
 }
 
 /// What a node's best score says about its value, given the window it was searched in.
