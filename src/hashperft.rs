@@ -126,7 +126,7 @@ impl PerftTable {
     }
 
     fn try_with_buckets(buckets: usize) -> Option<PerftTable> {
-        let words = Words::zeroed_huge(buckets.checked_mul(BUCKET_WORDS)?)?;
+        let words = Words::zeroed(buckets.checked_mul(BUCKET_WORDS)?)?;
         Some(PerftTable { words, buckets })
     }
 
