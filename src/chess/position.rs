@@ -311,20 +311,12 @@ impl Position {
         let snipers = ((rook_attacks(king, theirs) & (self.by_role[Role::Rook.index()] | queens))
             | (bishop_attacks(king, theirs) & (self.by_role[Role::Bishop.index()] | queens)))
             & theirs;
-        let mut checkers = ((knight_attacks(king) & self.by_role[Role::Knight.index()])
+        let checkers = ((knight_attacks(king) & self.by_role[Role::Knight.index()])
             | (pawn_attacks(us, king) & self.by_role[Role::Pawn.index()]))
             & theirs;
-        let mut pinned = Bitboard::EMPTY;
-        for sniper in snipers {
-            let blockers = between(king, sniper) & occupied;
-            if blockers.is_empty() {
-                checkers |= Bitboard::from_square(sniper);
-            } else if !blockers.has_several() {
-                pinned |= blockers & ours;
-            }
-        }
-        self.checkers = checkers;
-        self.pinned = pinned;
+        let (open, lone_blockers) = lines_to(king, snipers, occupied);
+        self.checkers = checkers | open;
+        self.pinned = lone_blockers & ours;
     }
 
     /// Our pieces pinned to our king: those that alone stand between it and an enemy slider.
@@ -655,13 +647,9 @@ impl Position {
             | (bishop_attacks(king, Bitboard::EMPTY)
                 & (self.by_role[Role::Bishop.index()] | queens)))
             & ours;
-        let mut discoverers = Bitboard::EMPTY;
-        for sniper in snipers {
-            let blockers = between(king, sniper) & occupied;
-            if blockers.non_empty() && !blockers.has_several() {
-                discoverers |= blockers & ours;
-            }
-        }
+        // No line of ours is open: the side that just moved is never in check.
+        let (_, lone_blockers) = lines_to(king, snipers, occupied);
+        let discoverers = lone_blockers & ours;
         CheckSquares {
             by_role: [
                 pawn_attacks(!us, king),
@@ -780,4 +768,22 @@ fn castling_side(king: Square, rook: Square) -> CastlingSide {
     } else {
         CastlingSide::Queen
     }
+}
+
+/// The lines from `king` to each of `snipers` (sliders on a line with it): the snipers
+/// whose line is open (they check), and the pieces that alone block a line (pinned pieces,
+/// or pieces whose move uncovers a check, depending on whose they are).
+#[inline(always)]
+fn lines_to(king: Square, snipers: Bitboard, occupied: Bitboard) -> (Bitboard, Bitboard) {
+    let mut open = Bitboard::EMPTY;
+    let mut lone_blockers = Bitboard::EMPTY;
+    for sniper in snipers {
+        let blockers = between(king, sniper) & occupied;
+        if blockers.is_empty() {
+            open |= Bitboard::from_square(sniper);
+        } else if !blockers.has_several() {
+            lone_blockers |= blockers;
+        }
+    }
+    (open, lone_blockers)
 }

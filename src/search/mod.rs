@@ -1274,7 +1274,7 @@ impl Worker {
                         }
                     }
                     reduction += !improving as i32 + cut_node as i32;
-                    reduction -= is_pv as i32 + gives_check as i32;
+                    reduction -= is_pv as i32;
                     reduction = reduction.clamp(0, new_depth - 1);
                 }
                 score = -self.negamax(
