@@ -133,9 +133,7 @@ impl PerftTable {
     /// Empties the table (a table must be emptied before it serves another game's
     /// positions: in Chess960 the same castling rights may belong to other rooks).
     pub fn clear(&self) {
-        for word in self.words.iter() {
-            word.store(0, Relaxed);
-        }
+        self.words.clear();
     }
 
     /// Size in bytes.
