@@ -8,7 +8,7 @@
 mod common;
 
 use common::Engine;
-use kestrel::chess::{Move, Position};
+use kestrel::chess::{Color, Move, Position, Role};
 use kestrel::game::Game;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -292,4 +292,237 @@ fn a_low_clock_runs_down_without_a_forfeit() {
     }
     let lines = e.sync(1);
     assert!(lines.iter().all(|l| l.starts_with("1-0 {")), "{lines:?}");
+}
+
+/// The queen on d4 is attacked by the knight on c6: White's first move in a fixed order
+/// (`e1d1`) leaves it en prise, so an unsearched move shows.
+const QUEEN_EN_PRISE: &str = "r1bqkbnr/pppp1ppp/2n5/4p3/3Q4/8/PPP1PPPP/RNB1KBNR w KQkq - 1 3";
+
+/// Whether `mv` leaves White's queen where no black piece attacks it.
+fn saves_the_queen(mv: &str) -> bool {
+    let pos = Position::from_fen(QUEEN_EN_PRISE).unwrap();
+    let Ok(m) = pos.parse_coordinate(mv) else {
+        return false;
+    };
+    let after = pos.after(m);
+    after
+        .pieces(Color::White, Role::Queen)
+        .all(|sq| !after.is_attacked(sq, Color::Black, after.occupied()))
+}
+
+/// Thread counts well above the machine's cores (and at least 64, as a GUI may set).
+fn too_many_threads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    (4 * cores).clamp(64, kestrel::search::MAX_THREADS)
+}
+
+/// UCI: the iteration lines of a search and its move.
+fn uci_search(e: &mut Engine, go: &str) -> (String, Vec<common::UciInfo>, Duration) {
+    let start = Instant::now();
+    e.send(go);
+    let (best, _, lines) = e.expect_bestmove(30 * SEC);
+    let used = start.elapsed();
+    (
+        best,
+        lines.iter().filter_map(|l| common::uci_info(l)).collect(),
+        used,
+    )
+}
+
+/// With almost no time (or none) the engine still finishes depth 1 (a fraction of a
+/// millisecond) before it moves, and moves the result of that search: not the first move of
+/// its move order.
+#[test]
+fn almost_no_time_still_finishes_depth_1() {
+    let _turn = one_at_a_time();
+    let mut e = Engine::started_uci();
+    for time in ["0", "1", "5"] {
+        e.send(&format!("position fen {QUEEN_EN_PRISE}"));
+        let go = format!("go wtime {time} btime {time}");
+        let (best, infos, used) = uci_search(&mut e, &go);
+        let last = infos
+            .last()
+            .unwrap_or_else(|| panic!("{go}: no iteration before {best}"));
+        assert!(last.depth >= 1);
+        assert_eq!(
+            last.pv.first(),
+            Some(&best),
+            "{go}: played {best}, searched {infos:?}"
+        );
+        assert!(saves_the_queen(&best), "{go}: {best} leaves the queen");
+        assert!(used < SEC, "{go}: {used:?}");
+    }
+
+    // xboard: a second for the game and 5 cs (then nothing) on the clock.
+    let mut e = Engine::started();
+    for time in ["5", "0"] {
+        e.send("new");
+        e.send("force");
+        e.send("post");
+        e.send("level 0 1 0");
+        e.send(&format!("setboard {QUEEN_EN_PRISE}"));
+        e.send(&format!("time {time}"));
+        e.send("go");
+        let (line, lines) = e.wait_for("the move", 30 * SEC, |l| l.starts_with("move "));
+        let best = &line["move ".len()..];
+        let searched: Vec<_> = lines.iter().filter_map(|l| common::thinking(l)).collect();
+        let last = searched
+            .last()
+            .unwrap_or_else(|| panic!("time {time}: no thinking"));
+        assert_eq!(
+            last.pv.first().map(String::as_str),
+            Some(best),
+            "{searched:?}"
+        );
+        assert!(
+            saves_the_queen(best),
+            "time {time}: {best} leaves the queen"
+        );
+    }
+}
+
+/// More threads than cores cost speed, not correctness: every move is searched (the main
+/// thread finishes depth 1) and comes before the clock runs out, in both protocols.
+#[test]
+fn more_threads_than_cores_keep_the_clock() {
+    let _turn = one_at_a_time();
+    let threads = too_many_threads();
+    let mut e = Engine::started_uci();
+    e.send(&format!("setoption name Threads value {threads}"));
+    e.ready();
+    let mut game = Game::new(Position::from_fen(QUEEN_EN_PRISE).unwrap());
+    let mut rng = Rng(0x5851f42d4c957f2d);
+    for i in 0..6 {
+        let fen = game.position().to_fen();
+        e.send(&format!("position fen {fen}"));
+        let go = if i % 2 == 0 {
+            "go wtime 200 btime 200".to_string()
+        } else {
+            "go movetime 100".to_string()
+        };
+        let (best, infos, used) = uci_search(&mut e, &go);
+        let allowed = if i % 2 == 0 { 200 } else { 100 };
+        assert!(
+            used < Duration::from_millis(allowed),
+            "{threads} threads, {go}: answered after {used:?}"
+        );
+        let last = infos
+            .last()
+            .unwrap_or_else(|| panic!("{go}: nothing searched"));
+        assert_eq!(last.pv.first(), Some(&best), "{go}: {infos:?}");
+        if i == 0 {
+            assert!(saves_the_queen(&best), "{best}");
+        }
+        let mv = game.position().parse_coordinate(&best).unwrap();
+        game.play(mv);
+        if game.outcome().is_some() {
+            game = Game::new(Position::from_fen(QUEEN_EN_PRISE).unwrap());
+        } else {
+            let reply = quiet_move(&game, &mut rng);
+            game.play(reply);
+        }
+    }
+
+    // xboard: a whole second left of ten, then a 2 s game run down move by move.
+    let mut e = Engine::started();
+    e.send(&format!("cores {threads}"));
+    e.send("new");
+    e.send("force");
+    e.send("post");
+    e.send("level 0 0:10 0");
+    e.send(&format!("setboard {QUEEN_EN_PRISE}"));
+    e.send("time 100");
+    e.send("go");
+    let (line, lines) = e.wait_for("the move", 30 * SEC, |l| l.starts_with("move "));
+    let best = &line["move ".len()..];
+    let searched: Vec<_> = lines.iter().filter_map(|l| common::thinking(l)).collect();
+    let last = searched
+        .last()
+        .unwrap_or_else(|| panic!("no thinking before {best}"));
+    assert_eq!(
+        last.pv.first().map(String::as_str),
+        Some(best),
+        "{searched:?}"
+    );
+    assert!(saves_the_queen(best), "{best} leaves the queen");
+
+    e.send("nopost");
+    e.send("new");
+    e.send("force");
+    e.send("level 0 0:02 0");
+    let mut game = Game::default();
+    let mut clock = Duration::from_secs(2);
+    let mut theirs = None;
+    for i in 0..8 {
+        let cs = clock.as_millis() as u64 / 10;
+        let (_, used) = timed_move(&mut e, &mut game, cs, theirs);
+        assert!(
+            used < clock,
+            "{threads} threads, move {i}: took {used:?} with {clock:?} left"
+        );
+        clock -= used;
+        if game.outcome().is_some() {
+            break;
+        }
+        theirs = Some(quiet_move(&game, &mut rng));
+    }
+}
+
+/// `go movetime N` searches for N less the overhead, not the 60% that `st` may stop at.
+#[test]
+fn uci_movetime_is_used_to_its_end() {
+    let _turn = one_at_a_time();
+    let mut e = Engine::started_uci();
+    e.send("position startpos moves e2e4 e7e5 g1f3");
+    let (best, infos, used) = uci_search(&mut e, "go movetime 500");
+    assert!(
+        used >= Duration::from_millis(420),
+        "movetime 500 used {used:?}: {infos:?}"
+    );
+    assert!(used < SEC, "movetime 500 used {used:?}");
+    assert_eq!(infos.last().and_then(|i| i.pv.first()), Some(&best));
+}
+
+/// `level 40` with pondering: the engine's 40th move (the last before the control) comes
+/// from a ponder hit, and the hit counts the move the opponent just made: the move spends
+/// at least 40% of the 2 s left, not a fortieth (as if no move had been made), and does not
+/// flag.
+#[test]
+fn level_40_last_move_from_a_ponder_hit_spends_the_clock() {
+    let _turn = one_at_a_time();
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    let mut e = Engine::started();
+    e.send("new");
+    e.send("force");
+    e.send("level 40 0:30 0");
+    // 38 moves each; the engine plays White's 39th and ponders on its hint.
+    let mut game = feed_quiet_game(&mut e, start, 76, 0x7f4a7c159e3779b9);
+    assert_eq!(e.sync(1), Vec::<String>::new());
+    e.send("hard");
+    e.send("post");
+    e.send("time 1000");
+    e.send("otim 1000");
+    e.send("go");
+    let (line, _) = e.wait_for("39th move", 30 * SEC, |l| l.starts_with("move "));
+    let mv = game.position().parse_move(&line["move ".len()..]).unwrap();
+    game.play(mv);
+    assert!(game.outcome().is_none(), "{}", game.position().to_fen());
+    e.send("hint");
+    let (hint, _) = e.wait_for("hint", 5 * SEC, |l| l.starts_with("Hint: "));
+    let hint = game.position().parse_move(&hint["Hint: ".len()..]).unwrap();
+    // The ponder search is under way (a line of it) before the hit.
+    e.wait_for("ponder output", 10 * SEC, common::is_thinking);
+    e.send("time 200");
+    e.send("otim 200");
+    let hit = Instant::now();
+    e.send(&format!("usermove {}", game.position().coordinate(hint)));
+    game.play(hint);
+    let (line, _) = e.wait_for("40th move", 30 * SEC, |l| l.starts_with("move "));
+    let used = hit.elapsed();
+    game.position().parse_move(&line["move ".len()..]).unwrap();
+    assert!(
+        used >= Duration::from_millis(800),
+        "the 40th move (a ponder hit) took only {used:?} of 2 s"
+    );
+    assert!(used < 2 * SEC, "the 40th move flagged: {used:?} of 2 s");
 }

@@ -449,6 +449,13 @@ fn ponder_miss_searches_the_real_position() {
             real.to_fen()
         );
     }
+    // The move played is that search's own result: the best move it last reported.
+    let reported = after[start..].last().unwrap();
+    assert_eq!(
+        reported.pv.first(),
+        Some(&mv),
+        "played {mv}, the fresh search reported {reported:?}"
+    );
     // The engine's board is the real game: its reply is played on the position after the
     // move that was made, not after the hint.
     assert_eq!(e.fen(), game.position().to_fen());
@@ -1168,4 +1175,50 @@ fn multi_pv_analysis_shows_three_lines_and_never_an_excluded_move() {
     let last = &ts[ts.len().saturating_sub(3)..];
     let firsts: std::collections::HashSet<&str> = last.iter().map(|t| t.pv[0].as_str()).collect();
     assert_eq!(firsts.len(), 3, "{lines:?}");
+}
+
+/// Analysis of a game that is over is not a blank window: one line that says so, mated (a
+/// mate-in-0 score against the side to move) or stalemated (a draw score).
+#[test]
+fn analyze_says_when_the_position_is_mate_or_stalemate() {
+    let mut e = Engine::started();
+    e.send("new");
+    e.send("force");
+    e.send("post");
+    for (fen, score, word) in [
+        // Fool's mate: White is mated.
+        (
+            "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3",
+            -100_000,
+            "checkmate",
+        ),
+        ("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", 0, "stalemate"),
+    ] {
+        e.send(&format!("setboard {fen}"));
+        e.send("analyze");
+        let (line, _) = e.wait_for("analysis line", 10 * SEC, is_thinking);
+        let t = thinking(&line).unwrap();
+        assert_eq!(t.score, score, "{fen}: {line}");
+        assert!(line.contains(word), "{fen}: {line}");
+        e.send("exit");
+        e.sync_auto();
+    }
+}
+
+/// `go` in analysis mode leaves it and plays: a GUI (or a script) that lost track of the
+/// mode and sends `new` ... `go` gets its move instead of waiting for ever.
+#[test]
+fn go_in_analysis_mode_leaves_it_and_plays() {
+    let mut e = Engine::started();
+    e.send("analyze");
+    e.send("new");
+    e.send("sd 3");
+    e.send("go");
+    let (line, _) = e.wait_for("a move", 20 * SEC, |l| l.starts_with("move "));
+    assert!(Position::startpos()
+        .parse_move(&line["move ".len()..])
+        .is_ok());
+    // Playing White now, not analysing: Black's reply brings the next move.
+    e.send("usermove e7e5");
+    e.expect_move(20 * SEC);
 }

@@ -38,7 +38,10 @@ fn python_chess_client_plays_and_analyses_without_complaint() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "client failed:\n{stdout}\n{stderr}");
-    assert!(stdout.contains("ok: 6 games"), "{stdout}");
+    assert!(stdout.contains("ok: 7 games"), "{stdout}");
+    // The Chess960 game whose only first move is castling was played (and python-chess
+    // took the engine's `O-O`).
+    assert!(stdout.contains("(960, castles first)"), "{stdout}");
 }
 
 #[test]
@@ -67,5 +70,6 @@ fn python_chess_uci_client_plays_and_analyses_without_complaint() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "client failed:\n{stdout}\n{stderr}");
-    assert!(stdout.contains("ok: 3 games"), "{stdout}");
+    assert!(stdout.contains("ok: 4 games"), "{stdout}");
+    assert!(stdout.contains("(960, castles first)"), "{stdout}");
 }

@@ -507,3 +507,74 @@ fn multi_pv_shows_the_best_lines_in_order_and_plays_the_first() {
     let lines_shown: Vec<u32> = reports.iter().filter_map(|i| i.multipv).collect();
     assert_eq!(lines_shown.iter().max(), Some(&3), "{lines:?}");
 }
+
+/// A ponder hit keeps the ponder search: after `ponderhit` the iterations go on from the
+/// depth reached (a fresh timed search would start again at depth 1), nodes and time never
+/// go back, and at least one deeper iteration follows on the clock's share.
+#[test]
+fn ponderhit_continues_the_ponder_search() {
+    let mut e = Engine::started_uci();
+    e.send("setoption name Ponder value true");
+    e.send("position startpos moves e2e4 e7e5 g1f3");
+    e.send("go ponder wtime 60000 btime 60000 winc 0 binc 0");
+    let mut before = Vec::new();
+    while before.last().is_none_or(|i: &UciInfo| i.depth < 4) {
+        let (line, _) = e.wait_for("ponder output", 30 * SEC, |l| uci_info(l).is_some());
+        before.push(uci_info(&line).unwrap());
+    }
+    e.send("ponderhit");
+    let (best, _, lines) = e.expect_bestmove(30 * SEC);
+    let deepest = before.iter().map(|i| i.depth).max().unwrap();
+    let last = before.last().unwrap().clone();
+    let after = infos(&lines);
+    assert!(!after.is_empty(), "nothing searched after the hit");
+    for i in &after {
+        // Lines printed between our last read and the hit belong to the ponder search and
+        // obey the same rules.
+        assert!(
+            i.depth >= deepest,
+            "depth {} after the hit, {deepest} before: {after:?}",
+            i.depth
+        );
+        assert!(i.time >= last.time, "time went back: {last:?} then {i:?}");
+        assert!(
+            i.nodes >= last.nodes,
+            "nodes went back: {last:?} then {i:?}"
+        );
+    }
+    assert!(
+        after.iter().any(|i| i.depth > deepest),
+        "no deeper iteration after the hit (deepest before {deepest}): {after:?}"
+    );
+    let pos = position_after(STARTPOS_FEN, false, &["e2e4", "e7e5", "g1f3"]);
+    assert_legal(&pos, &best);
+    assert_eq!(after.last().unwrap().pv.first(), Some(&best));
+}
+
+/// `go nodes N` stops within one poll interval a thread of N (a node budget honoured only
+/// at a multiple of N shows in the iterations' node counts).
+#[test]
+fn go_nodes_is_a_budget_of_nodes() {
+    for threads in [1u64, 2] {
+        let mut e = Engine::started_uci();
+        e.send(&format!("setoption name Threads value {threads}"));
+        for budget in [3_000u64, 20_000] {
+            e.send("ucinewgame");
+            e.send("position startpos moves d2d4 g8f6 c2c4");
+            e.send(&format!("go nodes {budget}"));
+            let (best, _, lines) = e.expect_bestmove(30 * SEC);
+            let infos = infos(&lines);
+            assert!(!infos.is_empty(), "nothing searched");
+            for i in &infos {
+                assert!(
+                    i.nodes <= budget + threads * 1024,
+                    "{threads} threads, go nodes {budget}: {i:?}"
+                );
+            }
+            assert_legal(
+                &position_after(STARTPOS_FEN, false, &["d2d4", "g8f6", "c2c4"]),
+                &best,
+            );
+        }
+    }
+}

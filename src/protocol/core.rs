@@ -382,6 +382,10 @@ pub struct Search {
     pub ponder_hit: bool,
     /// A node budget for our move (UCI `go nodes`).
     pub max_nodes: Option<u64>,
+    /// The main line has been reported at least once: depth 1 is done and there is a
+    /// searched move to play. Until then neither the clock, a node budget nor `?`/`stop`
+    /// ends the search (depth 1 takes well under a millisecond); another command does.
+    pub has_move: bool,
     pub depth: u32,
     pub nodes: u64,
     /// The root move being searched, its index and the number of root moves.
@@ -399,6 +403,7 @@ impl Search {
             abort: Abort::No,
             ponder_hit: false,
             max_nodes: None,
+            has_move: false,
             depth: 0,
             nodes: 0,
             root_index: 0,
@@ -422,9 +427,11 @@ impl Search {
         self.clock.ponder_hit(limits, self.nodes);
     }
 
-    /// Whether the limits of our own move are used up (only `Think` has any).
+    /// Whether the limits of our own move are used up (only `Think` has any, and only
+    /// once depth 1 has given a move).
     fn past_hard_limit(&self, nodes: u64) -> bool {
         self.mode == Mode::Think
+            && self.has_move
             && (self.clock.past_never_exceed(nodes) || self.max_nodes.is_some_and(|n| nodes >= n))
     }
 }
@@ -469,10 +476,12 @@ impl<F: Front> SearchHook for Hook<'_, F> {
                 None => break,
             }
         }
-        if self.search.abort != Abort::No {
-            return true;
+        match self.search.abort {
+            Abort::Command => true,
+            // Move now, but with a searched move: depth 1 first.
+            Abort::MoveNow => self.search.has_move,
+            Abort::No => self.search.past_hard_limit(nodes),
         }
-        self.search.past_hard_limit(nodes)
     }
 
     fn may_start_iteration(&mut self, depth: u32, nodes: u64) -> bool {
@@ -489,7 +498,8 @@ impl<F: Front> SearchHook for Hook<'_, F> {
         if self.poll(nodes) {
             return false;
         }
-        self.search.mode != Mode::Think
+        !self.search.has_move
+            || self.search.mode != Mode::Think
             || score_dropped
             || !self.search.clock.past_no_new_move(nodes)
     }
@@ -500,8 +510,18 @@ impl<F: Front> SearchHook for Hook<'_, F> {
         // The clock follows the best line only: the others are no candidate to play.
         if let Some(best) = info.pv.first().filter(|_| info.line == 1) {
             self.search.clock.note_best(best.bits(), info.score);
+            self.search.has_move = true;
         }
         self.front.on_report(self.search, info);
+    }
+
+    fn deadline(&self) -> Option<std::time::Instant> {
+        let search = &self.search;
+        if search.mode == Mode::Think && search.has_move {
+            search.clock.hard_deadline()
+        } else {
+            None
+        }
     }
 
     fn root_move(&mut self, index: usize, count: usize, mv: Move) {

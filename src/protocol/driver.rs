@@ -211,6 +211,12 @@ impl Driver {
             Command::Quit => s.core.io.quit = true,
             Command::Force => s.engine_color = None,
             Command::Go => {
+                // A GUI that sends `go` wants a move, even one that lost track of being in
+                // analysis mode: `go` leaves it (as `exit` would) and plays.
+                if s.analyzing {
+                    s.analyzing = false;
+                    s.send("# go: leaving analysis mode to play the side to move");
+                }
                 s.engine_color = Some(s.core.game.position().side_to_move());
                 s.check_game_over();
             }
@@ -408,8 +414,19 @@ impl Driver {
                 return;
             }
         }
-        // Nothing (more) to search here: wait for input rather than search again.
         let s = &mut self.session;
+        if pos.legal_moves().is_empty() {
+            // A game that is over still gets a line in the analysis window: mated (a
+            // mate-in-0 score against the side to move) or stalemated (a draw).
+            let (score, why) = if pos.in_check() {
+                (-crate::search::MATE, "checkmate")
+            } else {
+                (0, "stalemate")
+            };
+            let line = thinking_line(0, score, Duration::ZERO, 0, 0, &format!("({why})"));
+            s.send(&line);
+        }
+        // Nothing (more) to search here: wait for input rather than search again.
         let line = s.core.io.receive();
         s.core.io.pending.push_back(line);
     }

@@ -336,7 +336,7 @@ impl UciFront {
         self.core.time_left = time;
         self.timed = true;
         if let Some(per_move) = go.movetime {
-            self.core.time_control = TimeControl::PerMove(per_move);
+            self.core.time_control = TimeControl::MoveTime(per_move);
         } else if let Some(left) = time {
             // The whole clock stands for the base: a tenth of what is left is the reserve.
             self.core.time_control = TimeControl::Conventional {

@@ -22,9 +22,9 @@ use movepick::{
     ORDER_BAD_NOISY, ORDER_COUNTER, ORDER_GOOD_NOISY, ORDER_KILLER, ORDER_TT,
 };
 use see::{see_ge, SEE_VALUE};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed, Ordering::SeqCst};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 pub use tt::Bound;
 use tt::TranspositionTable;
 
@@ -45,6 +45,9 @@ pub const DEFAULT_SYZYGY_PROBE_DEPTH: i32 = 1;
 pub const MAX_SYZYGY_PROBE_DEPTH: i32 = 100;
 /// Nodes between two polls of the hook.
 pub const POLL_INTERVAL: u64 = 1024;
+/// Nodes between two polls of a helper thread: more often, as a stopped search waits for
+/// every helper to see the stop (with more threads than cores, each in its turn).
+const HELPER_POLL_INTERVAL: u64 = 128;
 /// A root score this far below the previous iteration's means trouble: keep searching.
 const SCORE_DROP_MARGIN: i32 = 30;
 
@@ -93,6 +96,12 @@ pub trait SearchHook {
     fn report(&mut self, info: &SearchInfo);
     /// The root move `index` of `count` is being searched (for progress displays).
     fn root_move(&mut self, _index: usize, _count: usize, _mv: Move) {}
+    /// When the search must end by the wall clock, if it must: helper threads read it too,
+    /// so the limit holds even when the main thread waits for a core (more threads than
+    /// cores). `None` until there is a move to play.
+    fn deadline(&self) -> Option<Instant> {
+        None
+    }
 }
 
 /// What to search.
@@ -225,6 +234,8 @@ struct Worker {
     /// Index in `keys` just after the last null move: nothing before it can repeat.
     null_floor: usize,
     nodes: u64,
+    /// Nodes between two polls of the hook.
+    poll_interval: u64,
     seldepth: u32,
     stopped: bool,
 }
@@ -396,6 +407,7 @@ impl Searcher {
             return self.main.search(root, params, hook);
         }
         let stop = AtomicBool::new(false);
+        let deadline = SharedDeadline::new(hook.deadline());
         let helper_nodes = AtomicU64::new(0);
         // Helpers search single-PV: they only fill the table, and the table serves every
         // line the main thread searches.
@@ -406,25 +418,44 @@ impl Searcher {
             ..params.clone()
         };
         let main = &mut self.main;
+        // The helpers wait until the main thread has finished depth 1: with more threads
+        // than cores they would otherwise delay the one search whose move is played.
+        let released = AtomicBool::new(false);
         let mut result = std::thread::scope(|scope| {
+            let mut waiting = Vec::with_capacity(self.helpers.len());
             for helper in self.helpers.iter_mut() {
-                let (stop, helper_nodes, helper_params) = (&stop, &helper_nodes, &helper_params);
-                scope.spawn(move || {
+                let (stop, released, deadline, helper_nodes, helper_params) =
+                    (&stop, &released, &deadline, &helper_nodes, &helper_params);
+                let handle = scope.spawn(move || {
+                    while !released.load(SeqCst) {
+                        std::thread::park();
+                    }
+                    if stop.load(Relaxed) {
+                        return;
+                    }
+                    helper.poll_interval = HELPER_POLL_INTERVAL;
                     let mut hook = HelperHook {
                         stop,
+                        deadline,
                         helper_nodes,
                         published: 0,
                     };
                     helper.search(root, helper_params, &mut hook);
                     hook.publish(helper.nodes);
                 });
+                waiting.push(handle.thread().clone());
             }
             let mut hook = MainHook {
                 inner: hook,
+                stop: &stop,
+                deadline: &deadline,
                 helper_nodes: &helper_nodes,
+                released: &released,
+                waiting: &waiting,
             };
             let result = main.search(root, params, &mut hook);
             stop.store(true, Relaxed);
+            hook.release_helpers();
             result
         });
         result.nodes += helper_nodes.load(Relaxed);
@@ -433,45 +464,105 @@ impl Searcher {
     }
 }
 
-/// The main thread's view of the caller's hook: node counts include the helpers'.
+/// The wall-clock deadline of a search, shared with the helper threads: nanoseconds from
+/// `epoch`, `u64::MAX` for none.
+struct SharedDeadline {
+    epoch: Instant,
+    at: AtomicU64,
+}
+
+impl SharedDeadline {
+    fn new(deadline: Option<Instant>) -> SharedDeadline {
+        let shared = SharedDeadline {
+            epoch: Instant::now(),
+            at: AtomicU64::new(u64::MAX),
+        };
+        shared.set(deadline);
+        shared
+    }
+
+    fn set(&self, deadline: Option<Instant>) {
+        let at = deadline.map_or(u64::MAX, |d| {
+            d.saturating_duration_since(self.epoch)
+                .as_nanos()
+                .min(u64::MAX as u128 - 1) as u64
+        });
+        self.at.store(at, Relaxed);
+    }
+
+    fn passed(&self) -> bool {
+        let at = self.at.load(Relaxed);
+        at != u64::MAX && self.epoch.elapsed().as_nanos() >= at as u128
+    }
+}
+
+/// The main thread's view of the caller's hook: node counts include the helpers', and the
+/// caller's deadline is handed on to the helpers, any of which may end the search by it.
 struct MainHook<'a> {
     inner: &'a mut dyn SearchHook,
+    stop: &'a AtomicBool,
+    deadline: &'a SharedDeadline,
     helper_nodes: &'a AtomicU64,
+    /// Set once the helpers may start (depth 1 is done, or the search is over).
+    released: &'a AtomicBool,
+    /// The helper threads, parked until released.
+    waiting: &'a [std::thread::Thread],
 }
 
 impl MainHook<'_> {
+    fn release_helpers(&self) {
+        if !self.released.swap(true, SeqCst) {
+            for thread in self.waiting {
+                thread.unpark();
+            }
+        }
+    }
+
     fn total(&self, nodes: u64) -> u64 {
         nodes + self.helper_nodes.load(Relaxed)
+    }
+
+    /// Hands the caller's current deadline on; whether a helper has seen it pass.
+    fn deadline_passed(&mut self) -> bool {
+        self.deadline.set(self.inner.deadline());
+        self.stop.load(Relaxed)
     }
 }
 
 impl SearchHook for MainHook<'_> {
     fn poll(&mut self, nodes: u64) -> bool {
         let total = self.total(nodes);
-        self.inner.poll(total)
+        let stop = self.inner.poll(total);
+        self.deadline_passed() || stop
     }
     fn may_start_iteration(&mut self, depth: u32, nodes: u64) -> bool {
         let total = self.total(nodes);
-        self.inner.may_start_iteration(depth, total)
+        self.inner.may_start_iteration(depth, total) && !self.deadline_passed()
     }
     fn may_search_next_root_move(&mut self, nodes: u64, score_dropped: bool) -> bool {
         let total = self.total(nodes);
-        self.inner.may_search_next_root_move(total, score_dropped)
+        self.inner.may_search_next_root_move(total, score_dropped) && !self.deadline_passed()
     }
     fn report(&mut self, info: &SearchInfo) {
         let mut info = info.clone();
         info.nodes = self.total(info.nodes);
         self.inner.report(&info);
+        // The first report can make a deadline (there is a move to play now), and lets the
+        // helpers start.
+        self.deadline_passed();
+        self.release_helpers();
     }
     fn root_move(&mut self, index: usize, count: usize, mv: Move) {
         self.inner.root_move(index, count, mv);
     }
 }
 
-/// A helper thread's hook: it stops when the main thread is done, and publishes its node
-/// count for the main thread's reports.
+/// A helper thread's hook: it stops when the main thread is done or the deadline has
+/// passed (then it stops the main thread too), and publishes its node count for the main
+/// thread's reports.
 struct HelperHook<'a> {
     stop: &'a AtomicBool,
+    deadline: &'a SharedDeadline,
     helper_nodes: &'a AtomicU64,
     published: u64,
 }
@@ -487,6 +578,9 @@ impl HelperHook<'_> {
 impl SearchHook for HelperHook<'_> {
     fn poll(&mut self, nodes: u64) -> bool {
         self.publish(nodes);
+        if self.deadline.passed() {
+            self.stop.store(true, Relaxed);
+        }
         self.stop.load(Relaxed)
     }
     fn may_start_iteration(&mut self, _depth: u32, _nodes: u64) -> bool {
@@ -514,6 +608,7 @@ impl Worker {
             root_index: 0,
             null_floor: 0,
             nodes: 0,
+            poll_interval: POLL_INTERVAL,
             seldepth: 0,
             stopped: false,
         }
@@ -850,12 +945,25 @@ impl Worker {
                     let zero_window = score;
                     score = -self.negamax(&child, new_depth, -beta, -alpha, 1, true, false, hook);
                     if self.stopped {
-                        // Proven better than the best so far, though not by how much.
+                        // Proven better than the best so far, though not by how much: it
+                        // is the move to play, and the GUI is told so (as a lower bound).
                         root_moves[proven..=i].rotate_right(1);
                         root_moves[..=proven].rotate_right(1);
                         self.pv[0][0] = mv;
                         self.pv_len[0] = 1;
                         best_score = zero_window.min(beta);
+                        if line == 1 {
+                            hook.report(&SearchInfo {
+                                line,
+                                depth: depth as u32,
+                                seldepth: self.seldepth.max(depth as u32),
+                                score: best_score,
+                                bound: Bound::Lower,
+                                nodes: self.nodes,
+                                tbhits: self.tb.hits(),
+                                pv: vec![mv],
+                            });
+                        }
                     }
                 }
             }
@@ -957,7 +1065,7 @@ impl Worker {
     #[inline]
     fn enter_node(&mut self, hook: &mut dyn SearchHook) -> bool {
         self.nodes += 1;
-        if self.nodes.is_multiple_of(POLL_INTERVAL) && hook.poll(self.nodes) {
+        if self.nodes.is_multiple_of(self.poll_interval) && hook.poll(self.nodes) {
             self.stopped = true;
         }
         self.stopped

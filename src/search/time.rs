@@ -23,6 +23,9 @@ pub enum TimeControl {
     },
     /// `st N`: at most this long for every move.
     PerMove(Duration),
+    /// UCI `go movetime N`: search this long (less the overhead), however settled the
+    /// search looks: the GUI asked for the time, not for a limit.
+    MoveTime(Duration),
 }
 
 impl Default for TimeControl {
@@ -97,6 +100,18 @@ pub fn compute_limits_with_margin(
 ) -> TimeLimits {
     let margin = |left| spendable_with(left, safety_margin);
     match tc {
+        TimeControl::MoveTime(per_move) => {
+            let mut hard = per_move.saturating_sub(safety_margin.min(per_move / 4));
+            if let Some(left) = time_left {
+                hard = hard.min(margin(left));
+            }
+            TimeLimits {
+                no_new_iteration: hard,
+                no_new_move: hard,
+                never_exceed: hard,
+                adapts: false,
+            }
+        }
         TimeControl::PerMove(per_move) => {
             let mut hard = per_move.saturating_sub(safety_margin.min(per_move / 4));
             if let Some(left) = time_left {
@@ -121,6 +136,18 @@ pub fn compute_limits_with_margin(
             } else {
                 GUESSED_MOVES_TO_GO
             };
+            if moves_to_go == 1 {
+                // The last move before the control: the clock is refilled after it, so
+                // half of what may be spent goes to this move, however settled the search
+                // looks (a ponder hit's flying start counts towards it), and never more
+                // than 60%, so a pipe's hiccup still finds time on the clock.
+                return TimeLimits {
+                    no_new_iteration: usable / 2,
+                    no_new_move: usable / 2,
+                    never_exceed: usable.mul_f64(0.6),
+                    adapts: false,
+                };
+            }
             // A tenth of the control is kept in reserve, so the clock never runs down to a
             // pipe's hiccup from a forfeit (before a control, or at the increment's pace).
             // Our share is of what lies above the reserve (a small share of the clock once
@@ -130,10 +157,8 @@ pub fn compute_limits_with_margin(
             let above_reserve = usable.saturating_sub(reserve) / moves_to_go;
             let mut target =
                 above_reserve.max(usable / (3 * moves_to_go)) + increment.mul_f64(0.75);
-            // Hard cap: a few targets, never more than a fraction of the clock (more of it
-            // on the last move before the control, when the clock is refilled next).
-            let cap_fraction = if moves_to_go <= 1 { 0.6 } else { 0.35 };
-            let never_exceed = (target * 4).min(usable.mul_f64(cap_fraction));
+            // Hard cap: a few targets, never more than a third of the clock.
+            let never_exceed = (target * 4).min(usable.mul_f64(0.35));
             target = target.min(never_exceed);
             TimeLimits {
                 no_new_iteration: target.mul_f64(0.55),
@@ -236,6 +261,15 @@ impl SearchClock {
 
     pub fn past_no_new_move(&self, nodes: u64) -> bool {
         self.elapsed(nodes) >= self.soft(self.limits.no_new_move)
+    }
+
+    /// The wall-clock instant of the hard limit, for threads that cannot ask the clock
+    /// through the search hook (helpers); `None` without one, or when nodes are the clock.
+    pub fn hard_deadline(&self) -> Option<Instant> {
+        if self.nps.is_some() || self.limits.never_exceed == Duration::MAX {
+            return None;
+        }
+        self.own_clock_start.checked_add(self.limits.never_exceed)
     }
 
     pub fn past_never_exceed(&self, nodes: u64) -> bool {
@@ -392,6 +426,42 @@ mod tests {
         // A clock shorter than the per-move time wins.
         let l = compute_limits(tc, Some(secs(1.0)), 10);
         check_sane(l, secs(1.0));
+    }
+
+    #[test]
+    fn uci_movetime_is_searched_to_its_end() {
+        // `go movetime 500`: every limit is the move time less the overhead, whether or not
+        // the search has settled (st's 60% for a new iteration would stop at 270 ms).
+        let l = compute_limits(TimeControl::MoveTime(secs(0.5)), None, 0);
+        assert_eq!(l.never_exceed, secs(0.45));
+        assert_eq!(l.no_new_iteration, l.never_exceed);
+        assert_eq!(l.no_new_move, l.never_exceed);
+        assert!(!l.adapts);
+        let mut clock = SearchClock::new(l, Some(1000));
+        for _ in 0..6 {
+            clock.note_best(1, 5);
+        }
+        assert!(!clock.past_no_new_iteration(440));
+        // A short move time keeps three quarters of it; a clock shorter still wins.
+        let l = compute_limits(TimeControl::MoveTime(secs(0.1)), None, 0);
+        assert_eq!(l.no_new_iteration, secs(0.075));
+        let l = compute_limits(TimeControl::MoveTime(secs(5.0)), Some(secs(1.0)), 0);
+        check_sane(l, secs(1.0));
+    }
+
+    #[test]
+    fn the_last_move_before_the_control_gets_half_the_clock() {
+        // 39 moves made of 40, 2 s left: at least 40% of the clock goes to this move
+        // whatever the search's stability, at most 60%.
+        let tc = level(40, 30.0, 0.0);
+        let l = compute_limits(tc, Some(secs(2.0)), 39);
+        check_sane(l, secs(2.0));
+        assert!(!l.adapts, "{l:?}");
+        assert!(l.no_new_iteration >= secs(0.8), "{l:?}");
+        assert!(l.never_exceed <= secs(1.2), "{l:?}");
+        // One move earlier it is an ordinary move: about a share of the clock.
+        let l = compute_limits(tc, Some(secs(2.0)), 38);
+        assert!(l.no_new_iteration < secs(0.5), "{l:?}");
     }
 
     #[test]

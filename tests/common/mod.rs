@@ -116,7 +116,11 @@ impl Engine {
     }
 
     pub fn start_with_args(args: &[&str]) -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kestrel"))
+        // KESTREL_TEST_BINARY runs the tests against another build (to see a test fail on
+        // the build before a fix, or on a deliberately broken one).
+        let binary = std::env::var("KESTREL_TEST_BINARY")
+            .unwrap_or_else(|_| env!("CARGO_BIN_EXE_kestrel").to_string());
+        let mut child = Command::new(binary)
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -15,6 +15,10 @@ import chess
 import chess.engine
 
 CHESS960 = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9"
+# A Chess960 position whose only legal move is castling with the king on g1 and the rook on
+# h1 (the king stays, the rook goes to f1): every other king square is attacked and the
+# rook and pawn are blocked. The engine must write the castling as the protocol wants it.
+CASTLE_ONLY_960 = "2k5/8/b7/8/8/7p/r6P/6KR w H - 0 1"
 
 
 class FailOnWarnings(logging.Handler):
@@ -96,6 +100,13 @@ def main():
         plies, _ = play_game(a, b, board, (3.0, 0.05), 40)
         games += 1
         print("game %d (960): %d plies, %s" % (games, plies, board.result(claim_draw=True)))
+        # Chess960 where the engine must castle (its only legal move).
+        board = chess.Board(CASTLE_ONLY_960, chess960=True)
+        plies, _ = play_game(a, b, board, (3.0, 0.05), 20)
+        games += 1
+        start = chess.Board(CASTLE_ONLY_960, chess960=True)
+        assert start.is_castling(board.move_stack[0]), board.move_stack[:1]
+        print("game %d (960, castles first): %d plies, %s" % (games, plies, board.result(claim_draw=True)))
 
         for fen in (chess.STARTING_FEN,
                     "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"):

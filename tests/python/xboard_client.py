@@ -20,6 +20,10 @@ OPENINGS = [
     "rnbqkb1r/pp2pppp/3p1n2/8/3NP3/2N5/PPP2PPP/R1BQKB1R b KQkq - 2 5",
 ]
 CHESS960 = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9"
+# A Chess960 position whose only legal move is castling with the king on g1 and the rook on
+# h1 (the king stays, the rook goes to f1): every other king square is attacked and the
+# rook and pawn are blocked. The engine must write the castling as the protocol wants it.
+CASTLE_ONLY_960 = "2k5/8/b7/8/8/7p/r6P/6KR w H - 0 1"
 
 
 # Two warnings python-chess gives for behaviour the xboard spec asks of us: it refuses the
@@ -157,6 +161,13 @@ def main():
         plies, _ = play_game(a, b, board, output, move_time=0.05, max_plies=80)
         games += 1
         print("game %d (960): %d plies, %s" % (games, plies, board.result(claim_draw=True)))
+        # Chess960 where the engine must castle (its only legal move).
+        board = chess.Board(CASTLE_ONLY_960, chess960=True)
+        plies, _ = play_game(a, b, board, output, move_time=0.05, max_plies=20)
+        games += 1
+        start = chess.Board(CASTLE_ONLY_960, chess960=True)
+        assert start.is_castling(board.move_stack[0]), board.move_stack[:1]
+        print("game %d (960, castles first): %d plies, %s" % (games, plies, board.result(claim_draw=True)))
 
         # Analyses: depth-limited and streamed, with legal PVs and scores.
         for fen in OPENINGS + ["6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1"]:
