@@ -274,20 +274,24 @@ fn king_attack_words(color: Color, a: &KingAttack) -> String {
     if a.attackers == 0 {
         return format!("{}: no piece attacks the king zone", color.name());
     }
-    let pieces = if a.attackers == 1 { "piece" } else { "pieces" };
+    let attackers = if a.attackers == 1 {
+        "attacker"
+    } else {
+        "attackers"
+    };
     let mut text = format!(
-        "{}: {} {pieces} attacking {} king-zone squares",
+        "{}: {} {attackers} on {} zone squares",
         color.name(),
         a.attackers,
         a.zone_squares
     );
-    let checks: Vec<&str> = Role::ALL
+    let checks: Vec<String> = Role::ALL
         .iter()
         .filter(|r| a.safe_checks[r.index()])
-        .map(|r| r.name())
+        .map(|r| r.char().to_ascii_uppercase().to_string())
         .collect();
     if !checks.is_empty() {
-        text += &format!(", safe checks by {}", checks.join(", "));
+        text += &format!(", safe checks by {}", checks.join(" "));
     }
     if a.halved {
         text += ", no queen (halved)";
@@ -301,10 +305,11 @@ impl Breakdown {
     /// result.
     pub fn lines(&self) -> Vec<String> {
         let mut lines = vec![
-            "Static evaluation by term. count: times a term applied, White/Black; ranks are"
+            "Static evaluation by term, each side from its own view. count: times the term"
                 .to_string(),
-            "counted from each side's own side; terms that apply to neither side are not shown."
+            "applied, White/Black (attack on king: units); ranks from each side's own side;"
                 .to_string(),
+            "terms that apply to neither side are not shown.".to_string(),
             format!(
                 "{:<LABEL$}{:^13}   {:^13}   {:^13}",
                 "", "White", "Black", "White-Black"
