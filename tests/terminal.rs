@@ -493,3 +493,81 @@ fn looking_at_the_board_while_the_engine_thinks_does_not_stop_it() {
     let fen = e.next_line(5 * SEC).unwrap();
     assert!(fen.contains(" b KQkq"), "{fen}");
 }
+
+/// The `eval` table reads in an 80-column terminal: no line is wider, every number ends
+/// under its column heading (mg, eg for White, Black and the difference, and the count),
+/// each group starts at the margin with its terms indented below it, in the groups' order.
+#[test]
+fn eval_table_keeps_terms_under_their_groups_and_columns() {
+    let mut e = Engine::start();
+    e.send("force");
+    // White's queen and rook bear on Black's king: most groups have terms here.
+    e.send("setboard r1bq2rk/pp3pbp/2p1p1pQ/7P/3P4/2PB1N2/PP3PPR/2KR4 w - - 0 1");
+    e.send("eval");
+    let (last, mut lines) = e.wait_for("eval table", 5 * SEC, |l| l.starts_with("side to move"));
+    lines.push(last);
+    for line in &lines {
+        assert!(
+            line.chars().count() <= 80,
+            "wider than 80 columns: {line:?}"
+        );
+    }
+    let header = lines
+        .iter()
+        .position(|l| l.split_whitespace().next() == Some("term"))
+        .expect("a column header");
+    // Where each heading ends: numbers are right-aligned to it.
+    let ends: Vec<usize> = ["mg", "eg", "mg", "eg", "mg", "eg", "count"]
+        .iter()
+        .scan(0, |from, heading| {
+            let at = lines[header][*from..].find(heading)? + *from + heading.len();
+            *from = at;
+            Some(at)
+        })
+        .collect();
+    assert_eq!(ends.len(), 7, "{}", lines[header]);
+    let sum = lines.iter().position(|l| l.starts_with("sum")).unwrap();
+    let mut groups = Vec::new();
+    let mut terms_under = Vec::new();
+    for line in &lines[header + 1..sum] {
+        if line.starts_with("    ") {
+            // A note under the term above it (the king attack's parts).
+            assert!(line.contains("White:") || line.contains("Black:"), "{line}");
+            continue;
+        }
+        let is_term = line.starts_with("  ");
+        let columns = if is_term { &ends[..] } else { &ends[..6] };
+        let bytes = line.as_bytes();
+        for &end in columns {
+            assert!(
+                bytes[end - 1].is_ascii_digit(),
+                "not aligned at {end}: {line:?}"
+            );
+            assert!(bytes.get(end).is_none_or(|b| *b == b' '), "{line:?}");
+        }
+        if is_term {
+            *terms_under.last_mut().expect("a term before any group") += 1;
+        } else {
+            assert!(line.len() <= ends[5], "a group row has no count: {line:?}");
+            groups.push(line[..ends[0] - 6].trim().to_string());
+            terms_under.push(0);
+        }
+    }
+    let order = [
+        "material",
+        "placement",
+        "mobility",
+        "pawns",
+        "passed pawns",
+        "pieces",
+        "threats",
+        "king safety",
+        "tempo",
+    ];
+    assert_eq!(groups, order);
+    for (group, n) in order.iter().zip(&terms_under) {
+        if *group != "passed pawns" {
+            assert!(*n > 0, "no term under {group}:\n{}", lines.join("\n"));
+        }
+    }
+}

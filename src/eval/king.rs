@@ -3,7 +3,7 @@
 //! storm and open files around the own king.
 
 use super::params as p;
-use super::{weights, Ctx, Sink};
+use super::{weights, Ctx, Note, Sink};
 use crate::chess::attacks::{bishop_attacks, knight_attacks, rook_attacks};
 use crate::chess::{Bitboard, Color, File, Role};
 
@@ -28,10 +28,17 @@ pub(super) fn safety<S: Sink>(c: &Ctx, us: Color, sink: &mut S) {
         for (role, from) in checks {
             if (from & safe & c.attacked_by[u][role.index()]).non_empty() {
                 units += weights::KING_SAFE_CHECK_UNITS[role.index()];
+                if S::TRACING {
+                    sink.note(us, Note::SafeCheck(role));
+                }
             }
         }
-        if pos.pieces(us, Role::Queen).is_empty() {
+        let halved = pos.pieces(us, Role::Queen).is_empty();
+        if halved {
             units /= 2;
+        }
+        if S::TRACING {
+            sink.note(us, Note::KingAttackUnits { units, halved });
         }
         let units = units.min(63) as usize;
         if units > 0 {

@@ -12,6 +12,7 @@
 //! depend on the pawns alone and are cached in a small pawn hash table owned by an
 //! [`Evaluator`] (one per search thread); `evaluate` works without one.
 
+mod explain;
 mod king;
 pub mod params;
 mod pawns;
@@ -21,6 +22,7 @@ mod weights;
 
 use crate::chess::attacks::{king_attacks, pawn_attacks_set};
 use crate::chess::{Bitboard, Color, Position, Role, Square};
+pub use explain::{all_terms, breakdown, Breakdown, Count, Term, TermLine};
 use params::{Group, NUM, SECTIONS, WEIGHTS};
 pub use pawns::{pawn_hash, PAWN_TABLE_BYTES};
 
@@ -103,6 +105,37 @@ pub trait Sink {
     fn add(&mut self, color: Color, index: usize, count: i32);
     /// An already weighted sum from White's view (the pawn hash); never sent when tracing.
     fn add_score(&mut self, white_view: Score);
+    /// A fact that explains a term without weighing anything (for the `eval` table). Only a
+    /// tracing sink keeps it: callers send it under `if S::TRACING`, so play never makes it.
+    #[inline(always)]
+    fn note(&mut self, _color: Color, _note: Note) {}
+}
+
+/// What the `eval` table says about a term beyond its weights: the parts of the king attack,
+/// whose danger table entry is chosen by a sum of units and so cannot be split into weights.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Note {
+    /// A piece attacks `squares` squares of the enemy king zone.
+    KingAttacker { squares: i32 },
+    /// A piece of this role can check the enemy king from a square the enemy does not guard.
+    SafeCheck(Role),
+    /// The units that chose the danger entry; halved when the attacker has no queen.
+    KingAttackUnits { units: i32, halved: bool },
+}
+
+/// One side's attack on the enemy king, as the evaluation counted it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KingAttack {
+    /// Pieces attacking the king zone.
+    pub attackers: i32,
+    /// Zone squares attacked, counted once for each attacking piece.
+    pub zone_squares: i32,
+    /// Safe checks by role (knight, bishop, rook, queen at their role indices).
+    pub safe_checks: [bool; 6],
+    /// The units (before the danger table's limit), 0 without attackers.
+    pub units: i32,
+    /// No queen: the units were halved.
+    pub halved: bool,
 }
 
 /// The weights padded to a power of two, so that the plain evaluator indexes them with a
@@ -155,6 +188,8 @@ pub struct Trace {
     /// The scale out of `SCALE_NORMAL` (it depends on the sign of the endgame sum,
     /// so a tuner should treat it as fixed for the position).
     pub scale: i32,
+    /// Each side's attack on the enemy king, for the `eval` table.
+    pub king_attack: [KingAttack; 2],
 }
 
 impl Trace {
@@ -163,6 +198,7 @@ impl Trace {
             counts: [[0; NUM]; 2],
             phase: 0,
             scale: SCALE_NORMAL,
+            king_attack: [KingAttack::default(); 2],
         }
     }
 
@@ -222,6 +258,21 @@ impl Sink for Trace {
 
     fn add_score(&mut self, _: Score) {
         unreachable!("a trace never reads the pawn hash");
+    }
+
+    fn note(&mut self, color: Color, note: Note) {
+        let attack = &mut self.king_attack[color.index()];
+        match note {
+            Note::KingAttacker { squares } => {
+                attack.attackers += 1;
+                attack.zone_squares += squares;
+            }
+            Note::SafeCheck(role) => attack.safe_checks[role.index()] = true,
+            Note::KingAttackUnits { units, halved } => {
+                attack.units = units;
+                attack.halved = halved;
+            }
+        }
     }
 }
 
@@ -450,41 +501,6 @@ pub fn trace(pos: &Position) -> Box<Trace> {
     debug_assert_eq!(t.phase, phase(pos));
     t.scale = scale_factor(pos, t.sum(&WEIGHTS).eg).0;
     t
-}
-
-/// Evaluation split by term group and colour (for the `eval` command).
-#[derive(Clone, Debug)]
-pub struct Breakdown {
-    /// Each group's sum for White and for Black (each from its own side: positive is good).
-    pub groups: Vec<(Group, [Score; 2])>,
-    /// White's sums minus Black's.
-    pub sum: Score,
-    pub phase: i32,
-    pub scale: i32,
-    pub scale_reason: &'static str,
-    /// The tapered, scaled total from White's view.
-    pub total: i32,
-    /// `evaluate`: from the side to move's view, 0 with insufficient material.
-    pub side_to_move: i32,
-}
-
-pub fn breakdown(pos: &Position) -> Breakdown {
-    let t = trace(pos);
-    let groups = Group::ALL
-        .iter()
-        .map(|&g| (g, [t.group(g, Color::White), t.group(g, Color::Black)]))
-        .collect();
-    let sum = t.sum(&WEIGHTS);
-    let (scale, scale_reason) = scale_factor(pos, sum.eg);
-    Breakdown {
-        groups,
-        sum,
-        phase: t.phase,
-        scale,
-        scale_reason,
-        total: t.evaluate(&WEIGHTS),
-        side_to_move: evaluate(pos),
-    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! pair; their attacks go into the shared maps for king safety and threats. And threats.
 
 use super::params as p;
-use super::{weights, Ctx, Sink};
+use super::{weights, Ctx, Note, Sink};
 use crate::chess::attacks::{bishop_attacks, knight_attacks, pawn_attacks_set, rook_attacks};
 use crate::chess::{Bitboard, Color, Rank, Role};
 
@@ -55,6 +55,10 @@ pub(super) fn pieces<S: Sink>(c: &mut Ctx, us: Color, sink: &mut S) {
             if on_zone.non_empty() {
                 units += weights::KING_ATTACKER_UNITS[role.index()]
                     + weights::KING_ZONE_ATTACK_UNITS * on_zone.count() as i32;
+                if S::TRACING {
+                    let squares = on_zone.count() as i32;
+                    sink.note(us, Note::KingAttacker { squares });
+                }
             }
             match role {
                 Role::Knight if outposts.contains(sq) => sink.add(us, p::KNIGHT_OUTPOST, 1),

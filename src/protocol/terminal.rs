@@ -2,7 +2,7 @@
 //! replies to commands no GUI sends, so nothing a GUI relies on changes.
 
 use crate::chess::{Color, File, Move, Position, Rank, Square};
-use crate::eval::{breakdown, Score};
+use crate::eval::breakdown;
 
 /// Every command with a one-line description, for `help`.
 pub const HELP: &[(&str, &str)] = &[
@@ -174,53 +174,9 @@ pub fn move_lines(pos: &Position) -> Vec<String> {
     lines
 }
 
-fn pair(s: Score) -> String {
-    format!("{:>6} {:>6}", s.mg, s.eg)
-}
-
-/// The static evaluation by term group: each side's own sums (positive is good for that
-/// side), the difference from White's view, the phase, the scale and the result.
+/// The static evaluation term by term (see `eval::Breakdown::lines`).
 pub fn eval_lines(pos: &Position) -> Vec<String> {
-    let b = breakdown(pos);
-    let mut lines = vec![
-        format!(
-            "{:<14}{:^13}   {:^13}   {:^13}",
-            "", "White", "Black", "White-Black"
-        )
-        .trim_end()
-        .to_string(),
-        format!(
-            "{:<14}{:>6} {:>6}   {:>6} {:>6}   {:>6} {:>6}",
-            "term", "mg", "eg", "mg", "eg", "mg", "eg"
-        ),
-    ];
-    for (group, [white, black]) in &b.groups {
-        lines.push(format!(
-            "{:<14}{}   {}   {}",
-            group.name(),
-            pair(*white),
-            pair(*black),
-            pair(*white - *black)
-        ));
-    }
-    lines.push(format!("{:<14}{:>32}{}", "sum", "", pair(b.sum)));
-    lines.push(format!(
-        "{:<14}{:>6} of 24 (24 = middlegame)",
-        "phase", b.phase
-    ));
-    lines.push(format!(
-        "{:<14}{:>6} of 64 ({})",
-        "scale", b.scale, b.scale_reason
-    ));
-    lines.push(format!(
-        "{:<14}{:>6} tapered and scaled, White's view (centipawns)",
-        "total", b.total
-    ));
-    lines.push(format!(
-        "{:<14}{:>6} (0 if neither side can mate)",
-        "side to move", b.side_to_move
-    ));
-    lines
+    breakdown(pos).lines()
 }
 
 #[cfg(test)]
