@@ -7,10 +7,13 @@
 //!   KQvKR starts within the 50-move rule, and holds KRvKB draws it loses without them.
 //! * UCI `SyzygyPath`: `tbhits` in the info lines and a DTZ-best move; a bad path is an
 //!   error and play goes on; xboard `egtpath syzygy DIR` the same.
+//! * Scores, both protocols: a root in the tables shows the tables' verdict (a win in the
+//!   band below 20000, a draw 0, a loss the negative), and so does a capture into a won
+//!   table, never the internal tablebase score.
 
 mod common;
 
-use common::Engine;
+use common::{thinking, uci_info, Engine};
 use kestrel::chess::Position;
 use std::io::Write;
 use std::process::Command;
@@ -253,7 +256,7 @@ fn search_probes_below_a_root_the_tables_do_not_cover() {
         .unwrap_or_else(|| panic!("{score}"))
         .parse()
         .unwrap();
-    assert!(cp > 30_000, "{lines:?}");
+    assert!(TB_WIN_SHOWN.contains(&cp), "{lines:?}");
 }
 
 #[test]
@@ -349,4 +352,93 @@ fn xboard_egtpath_loads_replaces_and_reports_bad_paths() {
     e.send("go");
     let mv = e.expect_move(20 * SEC);
     assert_eq!(mv.len(), 4, "{mv}");
+}
+
+/// The band a tablebase win is shown in, in both protocols (README, Syzygy tablebases):
+/// 20000 less the plies to the table position, at most 128 (the search's ply limit). Every
+/// evaluation is shown below it, and it is never a mate.
+const TB_WIN_SHOWN: std::ops::RangeInclusive<i32> = 19_872..=20_000;
+
+/// The tables' outcome for the side to move, as the score must show it.
+#[derive(Clone, Copy, Debug)]
+enum Verdict {
+    Win,
+    Draw,
+    Loss,
+}
+
+impl Verdict {
+    fn shown_by(self, cp: i32) -> bool {
+        match self {
+            Verdict::Win => TB_WIN_SHOWN.contains(&cp),
+            Verdict::Draw => cp == 0,
+            Verdict::Loss => TB_WIN_SHOWN.contains(&-cp),
+        }
+    }
+}
+
+/// Positions whose reported score is the tables' verdict, and whether the root itself is in
+/// the tables (then every iteration shows it, not only the last). Without the root's own
+/// probe the search showed its evaluation: about 1130 for KQvK, 95 for the KPvK draw.
+const VERDICTS: [(&str, Verdict, bool); 4] = [
+    ("8/8/8/3k4/8/8/8/KQ6 w - - 0 1", Verdict::Win, true),
+    ("8/8/8/3k4/8/8/8/KQ6 b - - 0 1", Verdict::Loss, true),
+    ("8/8/4k3/8/4P3/4K3/8/8 w - - 0 1", Verdict::Draw, true),
+    // Five pieces, so outside the tables; Qxd4+ captures into a won KQvKR.
+    ("1r5k/8/8/8/3b4/8/8/3QK3 w - - 0 1", Verdict::Win, false),
+];
+
+/// Checks the scores of one search of `fen` (oldest first) against its verdict.
+fn assert_verdict_shown(fen: &str, verdict: Verdict, root_in_tables: bool, scores: &[i32]) {
+    assert!(!scores.is_empty(), "{fen}: no scores");
+    let checked = if root_in_tables {
+        scores
+    } else {
+        &scores[scores.len() - 1..]
+    };
+    for &cp in checked {
+        assert!(
+            verdict.shown_by(cp),
+            "{fen}: score {cp} does not show a {verdict:?} (scores {scores:?})"
+        );
+    }
+}
+
+#[test]
+fn uci_scores_show_the_tables_verdict() {
+    let mut e = uci_with_tables();
+    for (fen, verdict, root_in_tables) in VERDICTS {
+        e.send("ucinewgame");
+        e.send(&format!("position fen {fen}"));
+        e.send("go depth 6");
+        let (_, _, lines) = e.expect_bestmove(30 * SEC);
+        let scores: Vec<i32> = lines
+            .iter()
+            .filter_map(|l| uci_info(l))
+            .map(|info| match info.score.strip_prefix("cp ") {
+                Some(cp) => cp.parse().unwrap(),
+                None => panic!("{fen}: score {} is no table verdict", info.score),
+            })
+            .collect();
+        assert_verdict_shown(fen, verdict, root_in_tables, &scores);
+    }
+}
+
+#[test]
+fn xboard_thinking_shows_the_tables_verdict() {
+    let mut e = xboard_with_tables();
+    e.send("post");
+    e.send("sd 6");
+    for (fen, verdict, root_in_tables) in VERDICTS {
+        e.send("force");
+        e.send(&format!("setboard {fen}"));
+        e.send("go");
+        let (_, before) = e.wait_for("move", 30 * SEC, |l| l.starts_with("move "));
+        let scores: Vec<i32> = before
+            .iter()
+            .filter_map(|l| thinking(l))
+            .map(|t| t.score)
+            .collect();
+        assert_verdict_shown(fen, verdict, root_in_tables, &scores);
+    }
 }

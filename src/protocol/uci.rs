@@ -181,12 +181,13 @@ impl UciCommand {
     }
 }
 
-/// A score as UCI wants it: `cp N`, or `mate N` in moves (negative when being mated).
+/// A score as UCI wants it: `cp N` (a tablebase win as `cp 20000` less its plies), or
+/// `mate N` in moves (negative when being mated).
 pub fn score_text(score: i32) -> String {
     if crate::search::is_mate_score(score) {
         format!("mate {}", crate::search::mate_in_moves(score))
     } else {
-        format!("cp {score}")
+        format!("cp {}", crate::search::shown_centipawns(score))
     }
 }
 

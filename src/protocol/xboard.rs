@@ -424,7 +424,8 @@ pub fn looks_like_move(word: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || b"=+#x-!?".contains(c))
 }
 
-/// A score for thinking output: centipawns, mates as 100000 + moves (or -100000 - moves).
+/// A score for thinking output: centipawns (a tablebase win as 20000 less its plies), mates
+/// as 100000 + moves (or -100000 - moves).
 pub fn format_score(score: i32) -> i32 {
     if crate::search::is_mate_score(score) {
         let moves = crate::search::mate_in_moves(score);
@@ -434,7 +435,7 @@ pub fn format_score(score: i32) -> i32 {
             -100_000 + moves
         }
     } else {
-        score
+        crate::search::shown_centipawns(score)
     }
 }
 

@@ -39,6 +39,12 @@ const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
 pub const TB_WIN: i32 = MATE_BOUND - 1 - MAX_PLY as i32;
 /// Scores at least this far from 0 are tablebase wins or losses (or mates).
 const TB_WIN_BOUND: i32 = TB_WIN - MAX_PLY as i32;
+/// What a GUI is shown for a tablebase win: `TB_WIN - n` shows as `TB_WIN_SHOWN - n`
+/// centipawns (UCI `cp`, xboard thinking), the convention of Stockfish-like engines: far
+/// above any evaluation, yet no mate claim, which the tables' win/draw/loss cannot back.
+pub const TB_WIN_SHOWN: i32 = 20_000;
+/// The largest evaluation shown: one below the band of shown tablebase wins.
+const EVAL_SHOWN_MAX: i32 = TB_WIN_SHOWN - MAX_PLY as i32 - 1;
 /// `SyzygyProbeDepth`: the least remaining depth at which positions with as many pieces
 /// as the largest table are probed (smaller ones are probed at any depth).
 pub const DEFAULT_SYZYGY_PROBE_DEPTH: i32 = 1;
@@ -62,6 +68,18 @@ pub fn mate_in_moves(score: i32) -> i32 {
         (MATE - score + 1) / 2
     } else {
         -(MATE + score) / 2
+    }
+}
+
+/// The centipawns shown to a GUI for a score that is not a mate (see `is_mate_score`): a
+/// tablebase win `n` plies away (`TB_WIN - n`) as `TB_WIN_SHOWN - n`, a loss the negative,
+/// anything else as it is, kept below that band.
+pub fn shown_centipawns(score: i32) -> i32 {
+    if score.abs() >= TB_WIN_BOUND {
+        let plies = (TB_WIN - score.abs()).clamp(0, MAX_PLY as i32);
+        score.signum() * (TB_WIN_SHOWN - plies)
+    } else {
+        score.clamp(-EVAL_SHOWN_MAX, EVAL_SHOWN_MAX)
     }
 }
 
@@ -306,14 +324,10 @@ impl Searcher {
 
     /// With the root in the tablebases, the search params with every root move left out
     /// that does not keep the tables' best outcome (or, winning, is not among the fastest
-    /// to convert). `None` without tables, outside them, or when the caller's own
-    /// exclusions would leave nothing. Counts a hit. Only before the helpers start: the
-    /// root probe is not thread-safe.
-    fn tablebase_root_params(
-        &self,
-        root: &Position,
-        params: &SearchParams,
-    ) -> Option<SearchParams> {
+    /// to convert), and the score that outcome shows. `None` without tables, outside them,
+    /// or when the caller's own exclusions would leave nothing. Counts a hit. Only before
+    /// the helpers start: the root probe is not thread-safe.
+    fn tablebase_root(&self, root: &Position, params: &SearchParams) -> Option<TablebaseRoot> {
         let tables = self.main.tb.tables.as_deref()?;
         let probe = tables.probe_root(root)?;
         self.main.tb.hits.fetch_add(1, Relaxed);
@@ -322,6 +336,17 @@ impl Searcher {
         if keep.is_empty() || !allowed {
             return None;
         }
+        // The kept moves share their outcome and, winning or losing, their DTZ: the plies
+        // to the capture or pawn move that reaches the won (lost) table position, which a
+        // table win found in the search counts the same way.
+        let kept = probe.moves.iter().find(|m| m.mv == keep[0])?;
+        let plies = kept.dtz.abs().clamp(1, MAX_PLY as i32);
+        let score = match kept.wdl {
+            Wdl::Win => TB_WIN - plies,
+            Wdl::Loss => -TB_WIN + plies,
+            // Wins and losses the 50-move rule spoils are draws.
+            _ => 0,
+        };
         let mut excluded = params.excluded.clone();
         excluded.extend(
             probe
@@ -330,9 +355,12 @@ impl Searcher {
                 .map(|m| m.mv)
                 .filter(|m| !keep.contains(m)),
         );
-        Some(SearchParams {
-            excluded,
-            ..params.clone()
+        Some(TablebaseRoot {
+            params: SearchParams {
+                excluded,
+                ..params.clone()
+            },
+            score,
         })
     }
 
@@ -401,8 +429,24 @@ impl Searcher {
     ) -> SearchResult {
         self.main.tt.new_search();
         self.main.tb.hits.store(0, Relaxed);
-        let tablebase_params = self.tablebase_root_params(root, params);
-        let params = tablebase_params.as_ref().unwrap_or(params);
+        let tablebase_root = self.tablebase_root(root, params);
+        let params = tablebase_root.as_ref().map_or(params, |tb| &tb.params);
+        let mut hook = VerdictHook {
+            inner: hook,
+            verdict: tablebase_root.as_ref().map(|tb| tb.score),
+        };
+        let mut result = self.search_threads(root, params, &mut hook);
+        result.score = hook.shown(result.score);
+        result
+    }
+
+    /// The search proper: the main thread, and the helpers beside it until it is done.
+    fn search_threads(
+        &mut self,
+        root: &Position,
+        params: &SearchParams,
+        hook: &mut dyn SearchHook,
+    ) -> SearchResult {
         if self.helpers.is_empty() {
             return self.main.search(root, params, hook);
         }
@@ -463,6 +507,59 @@ impl Searcher {
         result
     }
 }
+
+/// The root in the tablebases: the moves to search, and the tables' verdict as a score.
+struct TablebaseRoot {
+    params: SearchParams,
+    score: i32,
+}
+
+/// The caller's hook, shown the tables' verdict as the score when the root is in the
+/// tablebases: the search's own score there is an evaluation (it probes only after captures
+/// and pawn moves). A mate the search proves is kept; it says more than the verdict.
+struct VerdictHook<'a> {
+    inner: &'a mut dyn SearchHook,
+    verdict: Option<i32>,
+}
+
+impl VerdictHook<'_> {
+    fn shown(&self, score: i32) -> i32 {
+        match self.verdict {
+            Some(verdict) if !is_mate_score(score) => verdict,
+            _ => score,
+        }
+    }
+}
+
+impl SearchHook for VerdictHook<'_> {
+    fn poll(&mut self, nodes: u64) -> bool {
+        self.inner.poll(nodes)
+    }
+    fn may_start_iteration(&mut self, depth: u32, nodes: u64) -> bool {
+        self.inner.may_start_iteration(depth, nodes)
+    }
+    fn may_search_next_root_move(&mut self, nodes: u64, score_dropped: bool) -> bool {
+        self.inner.may_search_next_root_move(nodes, score_dropped)
+    }
+    fn report(&mut self, info: &SearchInfo) {
+        if self.verdict.is_none() || is_mate_score(info.score) {
+            return self.inner.report(info);
+        }
+        // A failed aspiration window keeps its bound: the exact verdict is one as well, and
+        // the GUI sees the usual bound line before the iteration's exact one.
+        self.inner.report(&SearchInfo {
+            score: self.shown(info.score),
+            ..info.clone()
+        });
+    }
+    fn root_move(&mut self, index: usize, count: usize, mv: Move) {
+        self.inner.root_move(index, count, mv);
+    }
+    fn deadline(&self) -> Option<Instant> {
+        self.inner.deadline()
+    }
+}
+
 
 /// The wall-clock deadline of a search, shared with the helper threads: nanoseconds from
 /// `epoch`, `u64::MAX` for none.
@@ -1810,6 +1907,24 @@ mod tests {
         };
         assert_eq!(quiescence(true), MATE - 1);
         assert!(!is_mate_score(quiescence(false)));
+    }
+
+    #[test]
+    fn tablebase_scores_show_in_their_band_above_every_evaluation() {
+        assert_eq!(shown_centipawns(TB_WIN - 1), TB_WIN_SHOWN - 1);
+        assert_eq!(shown_centipawns(-TB_WIN + 17), -TB_WIN_SHOWN + 17);
+        assert_eq!(
+            shown_centipawns(TB_WIN_BOUND),
+            TB_WIN_SHOWN - MAX_PLY as i32
+        );
+        assert_eq!(shown_centipawns(0), 0);
+        assert_eq!(shown_centipawns(-1135), -1135);
+        // The largest evaluation still shows below the lowest table win.
+        assert_eq!(
+            shown_centipawns(TB_WIN_BOUND - 1),
+            TB_WIN_SHOWN - MAX_PLY as i32 - 1
+        );
+        assert!(!is_mate_score(TB_WIN));
     }
 
     /// Stops the search as soon as a root move other than the last iteration's best fails
