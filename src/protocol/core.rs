@@ -207,26 +207,55 @@ impl Core {
 
     /// Loads the Syzygy tables in `path` (one directory or several separated by the
     /// platform's path separator; empty or `<empty>`: no tables) in place of the old ones.
-    /// Returns what was loaded, or why nothing was: the engine then plays without tables.
+    /// A directory that does not exist is skipped, as GUIs send default paths that need not
+    /// exist (XBoard's stock `/EGT/Syzygy`); with none left there are no tables. Returns the
+    /// lines to show (what was skipped, what was loaded), or why nothing was loaded from
+    /// directories that exist: the engine then plays without tables.
     pub fn set_syzygy_path(
         &mut self,
         searcher: &mut Searcher,
         path: &str,
-    ) -> Result<String, String> {
+    ) -> Result<Vec<String>, String> {
         // The prober allows one set of tables at a time: the old one goes first.
         searcher.set_tablebase(None);
         let path = path.trim();
         if path.is_empty() || path == "<empty>" {
-            return Ok("Syzygy tables off".into());
+            return Ok(vec!["Syzygy tables off".into()]);
         }
-        let tables = Tablebase::open(path)?;
+        let opened = Tablebase::open(path)?;
+        let missing: Vec<String> = opened
+            .missing
+            .iter()
+            .map(|d| d.display().to_string())
+            .collect();
+        let missing = match missing.len() {
+            0 => None,
+            1 => Some(format!("Syzygy directory {} does not exist", missing[0])),
+            _ => Some(format!(
+                "Syzygy directories {} do not exist",
+                missing.join(", ")
+            )),
+        };
+        let Some(tables) = opened.tables else {
+            let line = format!("{}; playing without tables", missing.unwrap_or_default());
+            log::warn!("{line}");
+            return Ok(vec![line]);
+        };
+        let mut lines = Vec::new();
+        if let Some(missing) = missing {
+            let line = format!("{missing}: skipped");
+            log::warn!("{line}");
+            lines.push(line);
+        }
         let loaded = format!(
             "Syzygy tables: {} found, up to {} pieces",
             tables.table_count(),
             tables.largest()
         );
+        log::info!("{loaded}");
+        lines.push(loaded);
         searcher.set_tablebase(Some(tables));
-        Ok(loaded)
+        Ok(lines)
     }
 
     /// `SyzygyProbeDepth`: 1 to `MAX_SYZYGY_PROBE_DEPTH` plies.

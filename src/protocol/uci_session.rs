@@ -157,8 +157,10 @@ impl UciSession {
                 path => path,
             }),
             "syzygypath" => match core.set_syzygy_path(&mut self.searcher, value_text) {
-                Ok(loaded) => {
-                    core.send(&format!("info string {loaded}"));
+                Ok(lines) => {
+                    for line in lines {
+                        core.send(&format!("info string {line}"));
+                    }
                     Ok(())
                 }
                 Err(e) => Err(format!("{e}; playing without tables")),
