@@ -330,18 +330,28 @@ impl Core {
 }
 
 impl Core {
-    /// Opens the book file `path` (an empty path: no book). On failure there is no book
-    /// and the reason comes back.
+    /// Opens the book file `path` (an empty path: no book). On failure the book set before,
+    /// if any, stays, and the reason comes back.
     pub fn set_book_file(&mut self, path: &str) -> Result<(), String> {
-        self.book = None;
         let path = path.trim();
         if path.is_empty() {
+            self.book = None;
             return Ok(());
         }
-        let book = Book::open(std::path::Path::new(path))
-            .map_err(|e| format!("cannot open book file {path}: {e}"))?;
-        self.book = Some(book);
-        Ok(())
+        match Book::open(std::path::Path::new(path)) {
+            Ok(book) => {
+                self.book = Some(book);
+                Ok(())
+            }
+            Err(e) => {
+                let kept = if self.book.is_some() {
+                    "; the book set before stays"
+                } else {
+                    ""
+                };
+                Err(format!("cannot open book file {path}: {e}{kept}"))
+            }
+        }
     }
 
     /// The book moves of the current position (an empty list without a book); a read
