@@ -26,9 +26,13 @@ use std::time::Duration;
 
 pub const ENGINE_NAME: &str = concat!("Kestrel ", env!("CARGO_PKG_VERSION"));
 pub const ENGINE_AUTHOR: &str = "the Kestrel authors";
-/// Lines longer than this are refused (no command needs more than a FEN and a bit; a UCI
-/// `position` with a whole game's moves is well below it).
+/// Lines longer than this are refused: no command needs more than a FEN and a bit, except
+/// a UCI `position` with a whole game's moves (`MAX_POSITION_LEN`).
 pub const MAX_COMMAND_LEN: usize = 4096;
+/// The longest UCI `position` line taken. GUIs send the whole game with every move, about
+/// five characters a ply; 128 KiB holds more than 20,000 plies, beyond the longest game the
+/// 75-move rule allows (under 18,000 plies), with the FEN. Longer is not a game.
+pub const MAX_POSITION_LEN: usize = 128 * 1024;
 /// The Move Overhead option's range, in milliseconds.
 pub const MAX_MOVE_OVERHEAD_MS: u64 = 5000;
 /// The most lines the MultiPV option allows (more than any position has legal moves; the
@@ -98,8 +102,13 @@ impl Io {
 /// Why an input line is refused outright, whatever the protocol: the reason and a
 /// printable preview of the line.
 pub fn line_problem(line: &str) -> Option<(&'static str, String)> {
+    line_problem_within(line, MAX_COMMAND_LEN)
+}
+
+/// `line_problem` for a command that may be up to `max_len` bytes long.
+pub fn line_problem_within(line: &str, max_len: usize) -> Option<(&'static str, String)> {
     let preview: String = line.chars().filter(|c| !c.is_control()).take(40).collect();
-    if line.starts_with(super::input::TRUNCATED_MARK) || line.len() > MAX_COMMAND_LEN {
+    if line.starts_with(super::input::TRUNCATED_MARK) || line.len() > max_len {
         Some(("line too long", format!("{preview}...")))
     } else if line.contains('\u{FFFD}') {
         Some(("input is not valid UTF-8", preview))
