@@ -630,6 +630,19 @@ fn go_after_a_refused_position_answers_0000_until_a_good_one() {
     let (best, _, _) = e.expect_bestmove(5 * SEC);
     assert_eq!(best, "0000");
     e.allow_errors(false);
+    // Refused while a search runs (even one that does not parse): that search is answered,
+    // then `go` has no position.
+    e.send("position startpos moves e2e4");
+    e.send("go infinite");
+    e.expect_silence_of("bestmove", SEC / 4);
+    e.allow_errors(true);
+    e.send("position nowhere");
+    let (best, _, _) = e.expect_bestmove(5 * SEC);
+    assert_legal(&after_e4, &best);
+    e.send("go depth 2");
+    let (best, _, before) = e.expect_bestmove(5 * SEC);
+    assert_eq!(best, "0000", "{before:?}");
+    e.allow_errors(false);
     // ucinewgame is a good position too: the start position.
     e.send("ucinewgame");
     e.send("go depth 2");
@@ -652,6 +665,7 @@ fn every_malformed_go_gets_exactly_one_legal_bestmove() {
         ("GO depth 3", 0),
         ("go depth 3 foo", 1),
         ("go nodes -5 depth 2", 1),
+        ("go searchmoves e7e5 zz", 1),
         (overlong.as_str(), 1),
     ] {
         e.send("position startpos moves e2e4");

@@ -232,8 +232,8 @@ impl UciSession {
     }
 
     /// `go`: searches the current position and answers with `bestmove`, always once. Bad
-    /// parts of the line are reported and left out; if that leaves no limit, the search is
-    /// given `FALLBACK_MOVETIME`. After a refused `position` there is no position to search:
+    /// parts of the line (searchmoves that are no legal move too) are reported and left
+    /// out; if that leaves no limit, the search is given `FALLBACK_MOVETIME`. After a refused `position` there is no position to search:
     /// `bestmove 0000` (for analysis and pondering after `stop` or `ponderhit`, as always).
     fn go(&mut self, mut go: GoParams) {
         let front = &mut self.front;
@@ -255,21 +255,18 @@ impl UciSession {
             front.core.send("bestmove 0000");
             return;
         }
-        if !go.problems.is_empty() && go.is_unbounded(pos.side_to_move()) {
-            go.movetime = Some(FALLBACK_MOVETIME);
-            front.core.send(&format!(
-                "info string no limit left in this go: searching {} ms",
-                FALLBACK_MOVETIME.as_millis()
-            ));
-        }
         let legal = pos.legal_moves();
         let mut excluded = Vec::new();
+        let mut refused_parts = !go.problems.is_empty();
         if !go.searchmoves.is_empty() {
             let mut allowed = Vec::new();
             for text in &go.searchmoves {
                 match pos.parse_coordinate(text) {
                     Ok(m) => allowed.push(m),
-                    Err(e) => front.error(&format!("searchmoves: {text}: {e}")),
+                    Err(e) => {
+                        front.error(&format!("searchmoves: {text}: {e}; ignored"));
+                        refused_parts = true;
+                    }
                 }
             }
             if !allowed.is_empty() {
@@ -279,6 +276,13 @@ impl UciSession {
                     .filter(|m| !allowed.contains(m))
                     .collect();
             }
+        }
+        if refused_parts && go.is_unbounded(pos.side_to_move()) {
+            go.movetime = Some(FALLBACK_MOVETIME);
+            front.core.send(&format!(
+                "info string no limit left in this go: searching {} ms",
+                FALLBACK_MOVETIME.as_millis()
+            ));
         }
         let limits = front.set_clock(&go, pos.side_to_move());
         // A book move stands in for a search only when the GUI asks us to play a move:
