@@ -148,48 +148,87 @@ fn table_pieces(file_name: &str) -> Option<u32> {
     (side_ok(white) && side_ok(black)).then_some((white.len() + black.len()) as u32)
 }
 
+/// What opening a Syzygy path gave: the tables of the directories that exist (none when no
+/// directory exists) and the directories that do not.
+#[derive(Debug)]
+pub struct Opened {
+    pub tables: Option<Tablebase>,
+    pub missing: Vec<PathBuf>,
+}
+
 impl Tablebase {
     /// Opens the tables in `path`: one directory, or several separated by the platform's
-    /// path separator (`:` on Unix, `;` on Windows). Fails with a reason a person can act
-    /// on when a directory is missing, holds no tables, or a table file is unreadable or
-    /// truncated; nothing is loaded then.
-    pub fn open(path: &str) -> Result<Tablebase, String> {
+    /// path separator (`:` on Unix, `;` on Windows). A directory that does not exist is
+    /// skipped and listed in `missing`. Fails with a reason a person can act on when a
+    /// directory that exists cannot be read or is not a directory, when the directories
+    /// that exist hold no tables, or when a table file is unreadable or truncated; nothing
+    /// is loaded then.
+    pub fn open(path: &str) -> Result<Opened, String> {
         let dirs: Vec<PathBuf> = std::env::split_paths(path.trim())
             .filter(|d| !d.as_os_str().is_empty())
             .collect();
         if dirs.is_empty() {
             return Err("no Syzygy directory given".into());
         }
+        let mut present = Vec::new();
+        let mut missing = Vec::new();
+        for dir in dirs {
+            match std::fs::metadata(&dir) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => missing.push(dir),
+                Err(e) => {
+                    return Err(format!(
+                        "cannot read Syzygy directory {}: {e}",
+                        dir.display()
+                    ))
+                }
+                Ok(meta) if !meta.is_dir() => {
+                    return Err(format!(
+                        "{} is not a directory (SyzygyPath lists directories of tables)",
+                        dir.display()
+                    ))
+                }
+                Ok(_) => present.push(dir),
+            }
+        }
+        if present.is_empty() {
+            return Ok(Opened {
+                tables: None,
+                missing,
+            });
+        }
         let mut largest = 0;
         let mut files = 0;
-        for dir in &dirs {
+        for dir in &present {
             let (dir_largest, dir_files) = scan_directory(dir)?;
             largest = largest.max(dir_largest);
             files += dir_files;
         }
+        let shown: Vec<String> = present.iter().map(|d| d.display().to_string()).collect();
         if files == 0 {
-            let shown: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
             return Err(format!(
                 "no Syzygy tables (.rtbw files) in {}",
                 shown.join(", ")
             ));
         }
         // The prober splits its path at ':' on every platform.
-        let joined: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-        let tables = TableBases::<KestrelAttacks>::new(joined.join(":")).map_err(|e| match e {
+        let joined = shown.join(":");
+        let tables = TableBases::<KestrelAttacks>::new(joined.clone()).map_err(|e| match e {
             TBError::AlreadyInitialized | TBError::NotSingleton => {
                 "another set of Syzygy tables is still loaded".to_string()
             }
             TBError::BadPath => format!(
-                "the Syzygy prober found no tables in {path}; restart the engine to set \
+                "the Syzygy prober found no tables in {joined}; restart the engine to set \
                  another path"
             ),
-            other => format!("cannot load the Syzygy tables in {path}: {other:?}"),
+            other => format!("cannot load the Syzygy tables in {joined}: {other:?}"),
         })?;
-        Ok(Tablebase {
-            tables,
-            largest,
-            files,
+        Ok(Opened {
+            tables: Some(Tablebase {
+                tables,
+                largest,
+                files,
+            }),
+            missing,
         })
     }
 

@@ -370,15 +370,15 @@ fn xboard_with_book_off_searches_and_a_missing_book_is_an_error() {
         "{listing:?}"
     );
 
-    // A missing file: told so, no book, and the engine still plays.
+    // No book: a missing file is told so, and the engine still plays.
     e.send("option Book=1");
+    e.send("option Book File=");
     e.send("option Book File=/no/such/dir/book.bin");
     e.allow_errors(true);
     let lines = e.sync(2);
-    assert_eq!(lines.len(), 1, "{lines:?}");
-    assert!(
-        lines[0].starts_with("tellusererror cannot open book file /no/such/dir/book.bin"),
-        "{lines:?}"
+    assert_eq!(
+        lines,
+        ["tellusererror cannot open book file /no/such/dir/book.bin: No such file or directory (os error 2)"]
     );
     // A file that is not a whole number of entries: refused too.
     let dir = std::env::temp_dir().join(format!("kestrel-xboard-book-{}", std::process::id()));
@@ -518,4 +518,84 @@ fn uci_missing_book_is_an_error_and_the_engine_plays_on() {
     let (best, _, before) = e.expect_bestmove(20 * SEC);
     assert!(Position::startpos().parse_coordinate(&best).is_ok());
     assert!(before.iter().all(|l| !l.contains("book")), "{before:?}");
+}
+
+/// The book's moves listed by xboard `bk` (the lines up to the empty one).
+fn bk_listing(e: &mut Engine) -> Vec<String> {
+    e.send("bk");
+    let mut listing = Vec::new();
+    loop {
+        let line = e.next_line(5 * SEC).expect("bk reply");
+        if line.is_empty() {
+            return listing;
+        }
+        listing.push(line);
+    }
+}
+
+#[test]
+fn a_bad_book_file_keeps_the_book_set_before() {
+    let dir = std::env::temp_dir().join(format!("kestrel-bad-book-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let odd = dir.join("odd.bin");
+    std::fs::write(&odd, [0u8; 20]).unwrap();
+    let bad = [
+        "/no/such/dir/book.bin".to_string(),
+        odd.display().to_string(),
+    ];
+
+    // UCI: the book still plays after each bad file.
+    let mut e = Engine::started_uci();
+    e.send("setoption name OwnBook value true");
+    e.send(&format!(
+        "setoption name Book File value {}",
+        book_path().display()
+    ));
+    assert!(e.ready().is_empty());
+    e.allow_errors(true);
+    for path in &bad {
+        e.send(&format!("setoption name Book File value {path}"));
+        let lines = e.ready();
+        assert!(
+            lines.len() == 1
+                && lines[0]
+                    .starts_with(&format!("info string error: cannot open book file {path}"))
+                && lines[0].ends_with("; the book set before stays"),
+            "{lines:?}"
+        );
+        e.send("position startpos");
+        e.send("go wtime 600000 btime 600000");
+        let (best, _, before) = e.expect_bestmove(10 * SEC);
+        assert!(START_BOOK.contains(&best.as_str()), "{best}");
+        assert!(
+            before.len() == 1 && before[0].starts_with("info string book move "),
+            "{before:?}"
+        );
+    }
+
+    // xboard: the same setter, through `option Book File=`.
+    let mut x = Engine::started();
+    set_book_xboard(&mut x);
+    x.send("force");
+    assert!(x.sync(1).is_empty());
+    let listed = bk_listing(&mut x);
+    assert!(
+        START_BOOK
+            .iter()
+            .all(|m| listed.iter().any(|l| l.starts_with(&format!("\t{m}\t")))),
+        "{listed:?}"
+    );
+    x.allow_errors(true);
+    for (n, path) in bad.iter().enumerate() {
+        x.send(&format!("option Book File={path}"));
+        let lines = x.sync(2 + n as u32);
+        assert!(
+            lines.len() == 1
+                && lines[0].starts_with(&format!("tellusererror cannot open book file {path}"))
+                && lines[0].ends_with("; the book set before stays"),
+            "{lines:?}"
+        );
+        assert_eq!(bk_listing(&mut x), listed);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

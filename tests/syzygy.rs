@@ -5,8 +5,10 @@
 //!   (`tests/python/syzygy_compare.py`; skipped without python-chess except in CI).
 //! * With tables, Kestrel playing both sides at a small node count mates from KBNvK and
 //!   KQvKR starts within the 50-move rule, and holds KRvKB draws it loses without them.
-//! * UCI `SyzygyPath`: `tbhits` in the info lines and a DTZ-best move; a bad path is an
-//!   error and play goes on; xboard `egtpath syzygy DIR` the same.
+//! * UCI `SyzygyPath`: `tbhits` in the info lines and a DTZ-best move; a directory that
+//!   does not exist is skipped with a note (XBoard sends its stock `/EGT/Syzygy` to every
+//!   engine), one with no or broken tables is an error, and play goes on; xboard
+//!   `egtpath syzygy DIR` the same.
 //! * Scores, both protocols: a root in the tables shows the tables' verdict (a win in the
 //!   band below 20000, a draw 0, a loss the negative), and so does a capture into a won
 //!   table, never the internal tablebase score.
@@ -259,17 +261,61 @@ fn search_probes_below_a_root_the_tables_do_not_cover() {
     assert!(TB_WIN_SHOWN.contains(&cp), "{lines:?}");
 }
 
+/// A directory made for one test, removed when dropped.
+struct ScratchDir(std::path::PathBuf);
+
+impl ScratchDir {
+    fn new(name: &str) -> ScratchDir {
+        let dir = std::env::temp_dir().join(format!("kestrel-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        ScratchDir(dir)
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Directories joined with the platform's path separator, as SyzygyPath takes them.
+fn path_list(dirs: &[&str]) -> String {
+    std::env::join_paths(dirs).unwrap().into_string().unwrap()
+}
+
 #[test]
 fn uci_bad_syzygy_path_is_an_error_and_play_goes_on() {
     let mut e = Engine::started_uci();
-    e.allow_errors(true);
+    // A directory that does not exist: a note, no error, no tables.
     e.send("setoption name SyzygyPath value /no/such/syzygy/directory");
     let lines = e.ready();
+    assert_eq!(
+        lines,
+        ["info string Syzygy directory /no/such/syzygy/directory does not exist; playing without tables"]
+    );
+    // One that exists with no tables, or a broken table: an error.
+    e.allow_errors(true);
+    let empty = ScratchDir::new("syzygy-empty");
+    e.send(&format!(
+        "setoption name SyzygyPath value {}",
+        empty.0.display()
+    ));
+    let lines = e.ready();
     assert!(
-        lines.iter().any(
-            |l| l.starts_with("info string error: cannot read Syzygy directory")
-                && l.contains("playing without tables")
-        ),
+        lines.len() == 1
+            && lines[0].starts_with("info string error: no Syzygy tables (.rtbw files) in")
+            && lines[0].ends_with("; playing without tables"),
+        "{lines:?}"
+    );
+    let broken = ScratchDir::new("syzygy-broken");
+    std::fs::write(broken.0.join("KQvK.rtbw"), [0u8; 100]).unwrap();
+    e.send(&format!(
+        "setoption name SyzygyPath value {}",
+        broken.0.display()
+    ));
+    let lines = e.ready();
+    assert!(
+        lines.len() == 1 && lines[0].contains("is incomplete (100 bytes); playing without tables"),
         "{lines:?}"
     );
     e.send("setoption name SyzygyProbeDepth value 0");
@@ -313,12 +359,11 @@ fn xboard_egtpath_loads_replaces_and_reports_bad_paths() {
     assert!(features.contains("egt=\"syzygy\""), "{features}");
     e.send("force");
     e.allow_errors(true);
-    e.send("egtpath syzygy /no/such/syzygy/directory");
+    let empty = ScratchDir::new("egtpath-empty");
+    e.send(&format!("egtpath syzygy {}", empty.0.display()));
     let lines = e.sync_auto();
     assert!(
-        lines
-            .iter()
-            .any(|l| l.starts_with("tellusererror cannot read Syzygy directory")),
+        lines.len() == 1 && lines[0].starts_with("tellusererror no Syzygy tables (.rtbw files) in"),
         "{lines:?}"
     );
     e.send("tb");
@@ -347,7 +392,7 @@ fn xboard_egtpath_loads_replaces_and_reports_bad_paths() {
         "wdl 2 dtz 46 best a5b5 a7e3 a7b8"
     );
     // Play goes on after a bad path, with the last good tables dropped.
-    e.send("egtpath syzygy /no/such/syzygy/directory");
+    e.send(&format!("egtpath syzygy {}", empty.0.display()));
     e.send("sd 4");
     e.send("go");
     let mv = e.expect_move(20 * SEC);
@@ -441,4 +486,87 @@ fn xboard_thinking_shows_the_tables_verdict() {
             .collect();
         assert_verdict_shown(fen, verdict, root_in_tables, &scores);
     }
+}
+
+#[test]
+fn xboard_stock_egtpath_is_a_note_and_play_goes_on() {
+    // What XBoard's stock settings send to every engine that announces egt="syzygy".
+    if std::path::Path::new("/EGT/Syzygy").exists() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "stock egtpath: SKIPPED, /EGT/Syzygy exists on this machine"
+        );
+        return;
+    }
+    let mut e = Engine::started();
+    e.send("new");
+    e.send("egtpath syzygy /EGT/Syzygy");
+    // One comment line, no error (the harness fails on a tellusererror), no tables.
+    let lines = e.sync_auto();
+    assert_eq!(
+        lines,
+        ["# Syzygy directory /EGT/Syzygy does not exist; playing without tables"]
+    );
+    e.allow_errors(true);
+    e.send("tb");
+    let lines = e.sync_auto();
+    assert!(
+        lines.len() == 1 && lines[0].starts_with("Error (no Syzygy tables loaded"),
+        "{lines:?}"
+    );
+    e.allow_errors(false);
+    e.send("sd 3");
+    e.send("go");
+    let mv = e.expect_move(20 * SEC);
+    assert!(Position::startpos().parse_move(&mv).is_ok(), "{mv}");
+}
+
+#[test]
+fn several_directories_skip_the_missing_and_keep_the_rest() {
+    let good_and_missing = path_list(&[TABLES, "/no/such/syzygy/directory"]);
+    let mut e = Engine::started_uci();
+    e.send(&format!(
+        "setoption name SyzygyPath value {good_and_missing}"
+    ));
+    let lines = e.ready();
+    assert_eq!(
+        lines,
+        [
+            "info string Syzygy directory /no/such/syzygy/directory does not exist: skipped",
+            "info string Syzygy tables: 14 found, up to 4 pieces"
+        ]
+    );
+    // The tables of the good directory are used.
+    e.send("position fen 8/8/1kr5/8/8/8/QK6/8 w - - 0 1");
+    e.send("go nodes 20000");
+    let (best, _, lines) = e.expect_bestmove(30 * SEC);
+    assert!(["a2a3", "a2d5", "a2f7"].contains(&best.as_str()), "{best}");
+    assert!(
+        lines
+            .iter()
+            .filter_map(|l| tbhits_and_score(l))
+            .any(|(hits, _)| hits > 0),
+        "{lines:?}"
+    );
+    // None of them exists: a note, no error.
+    let all_missing = path_list(&["/no/such/a", "/no/such/b"]);
+    e.send(&format!("setoption name SyzygyPath value {all_missing}"));
+    let lines = e.ready();
+    assert_eq!(
+        lines,
+        ["info string Syzygy directories /no/such/a, /no/such/b do not exist; playing without tables"]
+    );
+
+    // xboard: the same, as comment lines.
+    let mut x = xboard_with_tables();
+    x.send(&format!("egtpath syzygy {good_and_missing}"));
+    let lines = x.sync_auto();
+    assert_eq!(
+        lines,
+        [
+            "# Syzygy directory /no/such/syzygy/directory does not exist: skipped",
+            "# Syzygy tables: 14 found, up to 4 pieces"
+        ]
+    );
+    assert_eq!(tb_wdl(&mut x, "8/B4k2/8/K7/8/6N1/8/8 w - - 0 1"), 2);
 }

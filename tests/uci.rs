@@ -1,7 +1,9 @@
 //! UCI through the real binary: the handshake and its options, `isready` during a search,
 //! `position`/`go` with every kind of limit, `go infinite` and `go ponder` waiting for
-//! `stop`/`ponderhit`, a game on a low clock, bad input that changes nothing, Chess960
-//! castling, options that take effect, and `ucinewgame`.
+//! `stop`/`ponderhit`, a game on a low clock, bad input that changes nothing, a refused
+//! `position` that leaves no position to search, a malformed `go` that is still answered,
+//! a game of thousands of plies, Chess960 and Shredder-FEN castling, options that take
+//! effect (check values in any case), and `ucinewgame`.
 //!
 //! Every `bestmove` is checked against the position the test itself keeps (with the
 //! engine's own move generator, as a library). An unexpected `info string error` line fails
@@ -255,11 +257,6 @@ fn bad_input_gets_an_info_string_and_changes_nothing() {
     e.allow_errors(true);
     for bad in [
         "frobnicate",
-        "position fen not/a/fen w - - 0 1",
-        "position fen",
-        "position startpos moves e7e5 e7e5",
-        "position startpos moves e2e5",
-        "position nowhere",
         "setoption name Hash value 0",
         "setoption name Hash value lots",
         "setoption name Threads value 65",
@@ -269,8 +266,6 @@ fn bad_input_gets_an_info_string_and_changes_nothing() {
         "setoption name MultiPV value three",
         "setoption name UCI_Chess960 value maybe",
         "setoption name No Such Option value 1",
-        "go depth x",
-        "go sideways",
     ] {
         e.send(bad);
         let lines = e.ready();
@@ -282,7 +277,9 @@ fn bad_input_gets_an_info_string_and_changes_nothing() {
         assert_eq!(errors.len(), lines.len(), "'{bad}' gave {lines:?}");
     }
     e.allow_errors(false);
-    // Still after 1. e4, Black to move, one thread, one line.
+    // Still after 1. e4, Black to move, one thread, one line. (A refused `position` is
+    // different: see `go_after_a_refused_position_answers_0000_until_a_good_one`; a
+    // malformed `go` is answered: `every_malformed_go_gets_exactly_one_legal_bestmove`.)
     e.send("go depth 5");
     let (best, _, lines) = e.expect_bestmove(30 * SEC);
     assert_legal(&position_after(STARTPOS_FEN, false, &["e2e4"]), &best);
@@ -577,4 +574,314 @@ fn go_nodes_is_a_budget_of_nodes() {
             );
         }
     }
+}
+
+/// A legal game of `plies` plies from the start position, in UCI coordinates: the king's
+/// knights go out and back, and every 35 plies a side pushes a pawn when its knight is home
+/// (no captures; a pawn move well within every 50 moves while the pushes last), then the
+/// knights alone. Returns the moves and the final position.
+fn long_game(plies: usize) -> (Vec<String>, Position) {
+    let pushes = |from: u8, to: u8| -> Vec<String> {
+        let mid = (from + to) / 2;
+        let mut list = Vec::new();
+        for file in "abcdefgh".chars() {
+            if file == 'f' {
+                // In two steps the f-pawn would stand where the knight goes.
+                list.push(format!("f{from}f{to}"));
+            } else {
+                list.push(format!("{file}{from}{file}{mid}"));
+                list.push(format!("{file}{mid}{file}{to}"));
+            }
+        }
+        list
+    };
+    let mut pawn_moves = [pushes(2, 4).into_iter(), pushes(7, 5).into_iter()];
+    let knight = [["g1f3", "f3g1"], ["g8f6", "f6g8"]];
+    let mut knight_out = [false, false];
+    let mut push_due = [false, false];
+    let mut pos = Position::startpos();
+    let mut moves = Vec::with_capacity(plies);
+    for ply in 0..plies {
+        let side = ply % 2;
+        if ply % 70 == side * 35 {
+            push_due[side] = true;
+        }
+        let pawn = if push_due[side] && !knight_out[side] {
+            push_due[side] = false;
+            pawn_moves[side].next()
+        } else {
+            None
+        };
+        let text = pawn.unwrap_or_else(|| {
+            let m = knight[side][usize::from(knight_out[side])];
+            knight_out[side] = !knight_out[side];
+            m.to_string()
+        });
+        let mv = pos
+            .parse_coordinate(&text)
+            .unwrap_or_else(|e| panic!("ply {ply}: {text} in {}: {e}", pos.to_fen()));
+        assert!(pos.role_on(mv.to()).is_none(), "ply {ply}: {text} captures");
+        pos.play(mv);
+        moves.push(text);
+    }
+    (moves, pos)
+}
+
+#[test]
+fn a_game_of_thousands_of_plies_is_taken_whole() {
+    let mut e = Engine::started_uci();
+    // 1,100 plies (about 5.5 KB, beyond the 4,096 characters of other commands), then
+    // 6,000 (about 30 KB).
+    for (plies, depth) in [(1100, 3), (6000, 2)] {
+        let (moves, end) = long_game(plies);
+        let line = format!("position startpos moves {}", moves.join(" "));
+        assert!(
+            line.len() > 4096 && line.len() > plies * 4,
+            "{}",
+            line.len()
+        );
+        e.send(&line);
+        e.send(&format!("go depth {depth}"));
+        let (best, _, lines) = e.expect_bestmove(30 * SEC);
+        assert_legal(&end, &best);
+        let infos = infos(&lines);
+        assert_eq!(infos.last().map(|i| i.depth), Some(depth), "{lines:?}");
+        for info in &infos {
+            assert_legal(&end, &info.pv[0]);
+        }
+    }
+}
+
+#[test]
+fn go_after_a_refused_position_answers_0000_until_a_good_one() {
+    let mut e = Engine::started_uci();
+    let after_e4 = position_after(STARTPOS_FEN, false, &["e2e4"]);
+    let too_long = format!(
+        "position startpos moves {}",
+        "g1f3 g8f6 f3g1 f6g8 ".repeat(7000)
+    );
+    let refused = [
+        "position fen not/a/fen w - - 0 1".to_string(),
+        "position startpos moves e7e5".to_string(),
+        "position startpos moves e2e4 e7e5 e1e3".to_string(),
+        "position nowhere".to_string(),
+        "position fen".to_string(),
+        too_long,
+    ];
+    for bad in &refused {
+        e.send("position startpos moves e2e4");
+        e.send("go depth 1");
+        let (best, _, _) = e.expect_bestmove(10 * SEC);
+        assert_legal(&after_e4, &best);
+        e.allow_errors(true);
+        e.send(bad);
+        let lines = e.ready();
+        assert!(
+            lines.len() == 1 && lines[0].starts_with("info string error: "),
+            "{}: {lines:?}",
+            &bad[..bad.len().min(60)]
+        );
+        // Twice: it stays so until a good position.
+        for _ in 0..2 {
+            e.send("go depth 3");
+            let (best, ponder, before) = e.expect_bestmove(10 * SEC);
+            assert_eq!((best.as_str(), ponder), ("0000", None), "{before:?}");
+            assert_eq!(
+                before,
+                ["info string error: no valid position to search (the last position command was refused)"]
+            );
+        }
+        e.allow_errors(false);
+    }
+    // `go infinite` still waits for `stop`, and then has nothing to play.
+    e.allow_errors(true);
+    e.send("go infinite");
+    e.expect_silence_of("bestmove", SEC / 2);
+    e.send("stop");
+    let (best, _, _) = e.expect_bestmove(5 * SEC);
+    assert_eq!(best, "0000");
+    e.allow_errors(false);
+    // Refused while a search runs (even one that does not parse): that search is answered,
+    // then `go` has no position.
+    e.send("position startpos moves e2e4");
+    e.send("go infinite");
+    e.expect_silence_of("bestmove", SEC / 4);
+    e.allow_errors(true);
+    e.send("position nowhere");
+    let (best, _, _) = e.expect_bestmove(5 * SEC);
+    assert_legal(&after_e4, &best);
+    e.send("go depth 2");
+    let (best, _, before) = e.expect_bestmove(5 * SEC);
+    assert_eq!(best, "0000", "{before:?}");
+    e.allow_errors(false);
+    // ucinewgame is a good position too: the start position.
+    e.send("ucinewgame");
+    e.send("go depth 2");
+    let (best, _, _) = e.expect_bestmove(10 * SEC);
+    assert_legal(&Position::startpos(), &best);
+}
+
+#[test]
+fn every_malformed_go_gets_exactly_one_legal_bestmove() {
+    let mut e = Engine::started_uci();
+    let pos = position_after(STARTPOS_FEN, false, &["e2e4"]);
+    let overlong = format!("go {}", "depth 3 ".repeat(1000));
+    for (go, errors) in [
+        ("go depth -1", 1),
+        ("go depth abc", 1),
+        ("go foo", 1),
+        ("go wtime 1000.5 btime 1000.5", 2),
+        ("go movestogo -1", 1),
+        ("go nodes -5", 1),
+        ("GO depth 3", 0),
+        ("go depth 3 foo", 1),
+        ("go nodes -5 depth 2", 1),
+        ("go searchmoves e7e5 zz", 1),
+        (overlong.as_str(), 1),
+    ] {
+        e.send("position startpos moves e2e4");
+        e.allow_errors(true);
+        let sent = Instant::now();
+        e.send(go);
+        let (best, _, before) = e.expect_bestmove(10 * SEC);
+        let took = sent.elapsed();
+        assert_legal(&pos, &best);
+        let shown = &go[..go.len().min(40)];
+        let error_lines = before
+            .iter()
+            .filter(|l| l.starts_with("info string error: "))
+            .count();
+        assert_eq!(error_lines, errors, "{shown}: {before:?}");
+        // It searched: at least depth 1 (not the first move of a list).
+        assert!(!infos(&before).is_empty(), "{shown}: {before:?}");
+        // A later stop (and anything after) gets no second bestmove.
+        e.send("stop");
+        let after = e.ready();
+        assert!(
+            after.iter().all(|l| !l.starts_with("bestmove")),
+            "{shown}: {after:?}"
+        );
+        e.allow_errors(false);
+        // Only a loose bound: the fallback is a short search, not an endless one.
+        assert!(took < 8 * SEC, "{shown}: {took:?}");
+    }
+}
+
+#[test]
+fn check_options_take_any_case() {
+    let mut e = Engine::started_uci();
+    for value in ["TRUE", "True", "true"] {
+        e.send(&format!("setoption name UCI_Chess960 value {value}"));
+        e.send(&format!("setoption name Ponder value {value}"));
+        e.send(&format!("setoption name OwnBook value {value}"));
+        assert!(e.ready().is_empty(), "{value}");
+        // Chess960 is on: the standard array castles king takes rook.
+        e.send("position startpos moves e2e4 e7e5 g1f3 g8f6 f1c4 f8c5");
+        e.send("go depth 2 searchmoves e1h1");
+        let (best, _, _) = e.expect_bestmove(10 * SEC);
+        assert_eq!(best, "e1h1", "{value}");
+        e.send("setoption name UCI_Chess960 value FALSE");
+        assert!(e.ready().is_empty());
+        e.send("position startpos moves e2e4 e7e5 g1f3 g8f6 f1c4 f8c5");
+        e.send("go depth 2 searchmoves e1g1");
+        let (best, _, _) = e.expect_bestmove(10 * SEC);
+        assert_eq!(best, "e1g1", "{value}");
+    }
+    e.allow_errors(true);
+    e.send("setoption name UCI_Chess960 value yes");
+    let lines = e.ready();
+    assert!(
+        lines.len() == 1 && lines[0].contains("UCI_Chess960 must be true or false"),
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn a_shredder_fen_castles_king_two_squares_without_chess960() {
+    let mut e = Engine::started_uci();
+    // The start position with its rooks named by file (as some GUIs write every FEN).
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1";
+    let moves = ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6"];
+    e.send(&format!("position fen {start} moves {}", moves.join(" ")));
+    e.send("go depth 2 searchmoves e1g1");
+    let (best, _, _) = e.expect_bestmove(10 * SEC);
+    assert_eq!(best, "e1g1");
+    // Castled as the GUI writes it, both sides, then a free search.
+    e.send(&format!(
+        "position fen {start} moves {} e1g1 f8c5",
+        moves.join(" ")
+    ));
+    e.send("go depth 3");
+    let (best, _, _) = e.expect_bestmove(10 * SEC);
+    let mut played: Vec<&str> = moves.to_vec();
+    played.extend(["e1g1", "f8c5"]);
+    assert_legal(&position_after(start, false, &played), &best);
+    // Both wings, and Black.
+    let both = "r3k2r/pppq1ppp/2np1n2/2b1p3/2B1P3/2NP1N2/PPPQ1PPP/R3K2R b HAha - 0 8";
+    for (castle, written) in [("e8g8", "e8g8"), ("e8c8", "e8c8"), ("e8h8", "e8g8")] {
+        e.send(&format!("position fen {both}"));
+        e.send(&format!("go depth 2 searchmoves {castle}"));
+        let (best, _, _) = e.expect_bestmove(10 * SEC);
+        assert_eq!(best, written, "{castle}");
+    }
+    // With UCI_Chess960 on, the same FEN castles king takes rook.
+    e.send("setoption name UCI_Chess960 value true");
+    e.send(&format!("position fen {both}"));
+    e.send("go depth 2 searchmoves e8g8");
+    let (best, _, _) = e.expect_bestmove(10 * SEC);
+    assert_eq!(best, "e8h8");
+    // A real Chess960 array (king on b1) with UCI_Chess960 off: king takes rook is the
+    // only way to say which castling is meant.
+    e.send("setoption name UCI_Chess960 value false");
+    let fen = "rk4r1/pppppppp/8/8/8/8/PPPPPPPP/RK4R1 w GAga - 0 1";
+    e.send(&format!("position fen {fen}"));
+    e.send("go depth 2 searchmoves b1g1");
+    let (best, _, _) = e.expect_bestmove(10 * SEC);
+    assert_eq!(best, "b1g1");
+}
+
+#[test]
+fn a_spin_value_out_of_range_keeps_the_value_set_before() {
+    let mut e = Engine::started_uci();
+    e.send("setoption name MultiPV value 3");
+    e.allow_errors(true);
+    for bad in ["0", "257", "-1", "three"] {
+        e.send(&format!("setoption name MultiPV value {bad}"));
+        let lines = e.ready();
+        assert!(
+            lines.len() == 1 && lines[0].starts_with("info string error: MultiPV must be"),
+            "{bad}: {lines:?}"
+        );
+    }
+    e.allow_errors(false);
+    e.send("position startpos");
+    e.send("go depth 3");
+    let (_, _, lines) = e.expect_bestmove(20 * SEC);
+    let shown: Vec<u32> = infos(&lines)
+        .iter()
+        .filter(|i| i.depth == 3)
+        .filter_map(|i| i.multipv)
+        .collect();
+    assert_eq!(shown, [1, 2, 3], "{lines:?}");
+}
+
+/// A position with no legal move gets a line that says why (mated: `mate 0`; stalemate:
+/// `cp 0`) and `bestmove 0000`, in analysis after `stop` as always.
+#[test]
+fn a_finished_game_is_reported_as_mate_or_stalemate() {
+    let mut e = Engine::started_uci();
+    e.send("position fen rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3");
+    e.send("go infinite");
+    e.wait_for("mate line", 5 * SEC, |l| l == "info depth 0 score mate 0");
+    e.send("stop");
+    let (best, _, _) = e.expect_bestmove(5 * SEC);
+    assert_eq!(best, "0000");
+    e.send("position fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
+    e.send("go depth 3");
+    let (best, _, lines) = e.expect_bestmove(5 * SEC);
+    assert_eq!(best, "0000");
+    assert!(
+        lines.iter().any(|l| l == "info depth 0 score cp 0"),
+        "{lines:?}"
+    );
 }

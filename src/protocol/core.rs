@@ -26,9 +26,13 @@ use std::time::Duration;
 
 pub const ENGINE_NAME: &str = concat!("Kestrel ", env!("CARGO_PKG_VERSION"));
 pub const ENGINE_AUTHOR: &str = "the Kestrel authors";
-/// Lines longer than this are refused (no command needs more than a FEN and a bit; a UCI
-/// `position` with a whole game's moves is well below it).
+/// Lines longer than this are refused: no command needs more than a FEN and a bit, except
+/// a UCI `position` with a whole game's moves (`MAX_POSITION_LEN`).
 pub const MAX_COMMAND_LEN: usize = 4096;
+/// The longest UCI `position` line taken. GUIs send the whole game with every move, about
+/// five characters a ply; 128 KiB holds more than 20,000 plies, beyond the longest game the
+/// 75-move rule allows (under 18,000 plies), with the FEN. Longer is not a game.
+pub const MAX_POSITION_LEN: usize = 128 * 1024;
 /// The Move Overhead option's range, in milliseconds.
 pub const MAX_MOVE_OVERHEAD_MS: u64 = 5000;
 /// The most lines the MultiPV option allows (more than any position has legal moves; the
@@ -98,8 +102,13 @@ impl Io {
 /// Why an input line is refused outright, whatever the protocol: the reason and a
 /// printable preview of the line.
 pub fn line_problem(line: &str) -> Option<(&'static str, String)> {
+    line_problem_within(line, MAX_COMMAND_LEN)
+}
+
+/// `line_problem` for a command that may be up to `max_len` bytes long.
+pub fn line_problem_within(line: &str, max_len: usize) -> Option<(&'static str, String)> {
     let preview: String = line.chars().filter(|c| !c.is_control()).take(40).collect();
-    if line.starts_with(super::input::TRUNCATED_MARK) || line.len() > MAX_COMMAND_LEN {
+    if line.starts_with(super::input::TRUNCATED_MARK) || line.len() > max_len {
         Some(("line too long", format!("{preview}...")))
     } else if line.contains('\u{FFFD}') {
         Some(("input is not valid UTF-8", preview))
@@ -207,26 +216,55 @@ impl Core {
 
     /// Loads the Syzygy tables in `path` (one directory or several separated by the
     /// platform's path separator; empty or `<empty>`: no tables) in place of the old ones.
-    /// Returns what was loaded, or why nothing was: the engine then plays without tables.
+    /// A directory that does not exist is skipped, as GUIs send default paths that need not
+    /// exist (XBoard's stock `/EGT/Syzygy`); with none left there are no tables. Returns the
+    /// lines to show (what was skipped, what was loaded), or why nothing was loaded from
+    /// directories that exist: the engine then plays without tables.
     pub fn set_syzygy_path(
         &mut self,
         searcher: &mut Searcher,
         path: &str,
-    ) -> Result<String, String> {
+    ) -> Result<Vec<String>, String> {
         // The prober allows one set of tables at a time: the old one goes first.
         searcher.set_tablebase(None);
         let path = path.trim();
         if path.is_empty() || path == "<empty>" {
-            return Ok("Syzygy tables off".into());
+            return Ok(vec!["Syzygy tables off".into()]);
         }
-        let tables = Tablebase::open(path)?;
+        let opened = Tablebase::open(path)?;
+        let missing: Vec<String> = opened
+            .missing
+            .iter()
+            .map(|d| d.display().to_string())
+            .collect();
+        let missing = match missing.len() {
+            0 => None,
+            1 => Some(format!("Syzygy directory {} does not exist", missing[0])),
+            _ => Some(format!(
+                "Syzygy directories {} do not exist",
+                missing.join(", ")
+            )),
+        };
+        let Some(tables) = opened.tables else {
+            let line = format!("{}; playing without tables", missing.unwrap_or_default());
+            log::warn!("{line}");
+            return Ok(vec![line]);
+        };
+        let mut lines = Vec::new();
+        if let Some(missing) = missing {
+            let line = format!("{missing}: skipped");
+            log::warn!("{line}");
+            lines.push(line);
+        }
         let loaded = format!(
             "Syzygy tables: {} found, up to {} pieces",
             tables.table_count(),
             tables.largest()
         );
+        log::info!("{loaded}");
+        lines.push(loaded);
         searcher.set_tablebase(Some(tables));
-        Ok(loaded)
+        Ok(lines)
     }
 
     /// `SyzygyProbeDepth`: 1 to `MAX_SYZYGY_PROBE_DEPTH` plies.
@@ -301,18 +339,28 @@ impl Core {
 }
 
 impl Core {
-    /// Opens the book file `path` (an empty path: no book). On failure there is no book
-    /// and the reason comes back.
+    /// Opens the book file `path` (an empty path: no book). On failure the book set before,
+    /// if any, stays, and the reason comes back.
     pub fn set_book_file(&mut self, path: &str) -> Result<(), String> {
-        self.book = None;
         let path = path.trim();
         if path.is_empty() {
+            self.book = None;
             return Ok(());
         }
-        let book = Book::open(std::path::Path::new(path))
-            .map_err(|e| format!("cannot open book file {path}: {e}"))?;
-        self.book = Some(book);
-        Ok(())
+        match Book::open(std::path::Path::new(path)) {
+            Ok(book) => {
+                self.book = Some(book);
+                Ok(())
+            }
+            Err(e) => {
+                let kept = if self.book.is_some() {
+                    "; the book set before stays"
+                } else {
+                    ""
+                };
+                Err(format!("cannot open book file {path}: {e}{kept}"))
+            }
+        }
     }
 
     /// The book moves of the current position (an empty list without a book); a read

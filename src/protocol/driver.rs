@@ -262,8 +262,14 @@ impl Driver {
             Command::EgtPath { kind, path } => {
                 // Other kinds of tables (Nalimov, Gaviota, ...) are noted and not used.
                 if kind == "syzygy" {
+                    // A directory that does not exist is only noted: XBoard sends its
+                    // stock path to every engine, and a dialog at every game helps nobody.
                     match s.core.set_syzygy_path(&mut self.searcher, &path) {
-                        Ok(loaded) => s.send(&format!("# {loaded}")),
+                        Ok(lines) => {
+                            for line in lines {
+                                s.send(&format!("# {line}"));
+                            }
+                        }
                         Err(e) => s.send(&format!("tellusererror {e}")),
                     }
                 }

@@ -1,5 +1,6 @@
 //! The UCI language: parsing command lines and formatting replies. No state.
 
+use crate::chess::Color;
 use std::time::Duration;
 
 /// One UCI command, with its arguments checked.
@@ -41,6 +42,28 @@ pub struct GoParams {
     pub infinite: bool,
     pub ponder: bool,
     pub searchmoves: Vec<String>,
+    /// What was wrong with the line: each part ignored or read otherwise, and why. A `go`
+    /// is never refused as a whole, since the GUI waits for its `bestmove`.
+    pub problems: Vec<String>,
+}
+
+impl GoParams {
+    /// Whether the search has nothing to end it but `stop`: no clock for `us`, no move
+    /// time, depth, node or mate limit, and not analysis or pondering (which wait for
+    /// `stop` or `ponderhit` by design).
+    pub fn is_unbounded(&self, us: Color) -> bool {
+        let clock = match us {
+            Color::White => self.wtime,
+            Color::Black => self.btime,
+        };
+        !self.infinite
+            && !self.ponder
+            && clock.is_none()
+            && self.movetime.is_none()
+            && self.depth.is_none()
+            && self.nodes.is_none()
+            && self.mate.is_none()
+    }
 }
 
 /// Times beyond a week are capped (milliseconds).
@@ -61,55 +84,99 @@ const GO_KEYWORDS: [&str; 12] = [
     "searchmoves",
 ];
 
-fn value<'a>(tokens: &mut impl Iterator<Item = &'a str>, key: &str) -> Result<&'a str, String> {
-    tokens
-        .next()
+fn is_go_keyword(word: &str) -> bool {
+    GO_KEYWORDS.iter().any(|k| k.eq_ignore_ascii_case(word))
+}
+
+type Words<'a> = std::iter::Peekable<std::str::SplitWhitespace<'a>>;
+
+/// The value after `key`: the next word, unless the line ends or the next word is another
+/// keyword (which then keeps its own meaning).
+fn value<'a>(words: &mut Words<'a>, key: &str) -> Result<&'a str, String> {
+    words
+        .next_if(|w| !is_go_keyword(w))
         .ok_or_else(|| format!("go {key} needs a value"))
 }
 
-/// Milliseconds; a negative clock (some GUIs send one after a flag fall) counts as zero.
-fn millis<'a>(tokens: &mut impl Iterator<Item = &'a str>, key: &str) -> Result<Duration, String> {
-    let v = value(tokens, key)?;
-    let ms: i64 = v
-        .parse()
-        .map_err(|_| format!("go {key} must be milliseconds, not '{v}'"))?;
+/// Milliseconds; a negative clock (some GUIs send one after a flag fall) counts as zero. A
+/// fraction is no whole number of milliseconds but means a time all the same: it is cut to
+/// the millisecond below, and `problems` says so.
+fn millis(words: &mut Words, key: &str, problems: &mut Vec<String>) -> Result<Duration, String> {
+    let v = value(words, key)?;
+    let ms = match v.parse::<i64>() {
+        Ok(ms) => ms,
+        Err(_) => match v.parse::<f64>() {
+            Ok(ms) if ms.is_finite() => {
+                let whole = ms.floor().clamp(i64::MIN as f64, i64::MAX as f64) as i64;
+                problems.push(format!(
+                    "go {key} takes whole milliseconds, not '{v}'; read as {}",
+                    whole.max(0)
+                ));
+                whole
+            }
+            _ => return Err(format!("go {key} must be milliseconds, not '{v}'")),
+        },
+    };
     Ok(Duration::from_millis(ms.clamp(0, MAX_MS) as u64))
 }
 
-fn count<'a, T: std::str::FromStr>(
-    tokens: &mut impl Iterator<Item = &'a str>,
-    key: &str,
-) -> Result<T, String> {
-    let v = value(tokens, key)?;
+fn count<T: std::str::FromStr>(words: &mut Words, key: &str) -> Result<T, String> {
+    let v = value(words, key)?;
     v.parse()
-        .map_err(|_| format!("go {key} must be a non-negative number, not '{v}'"))
+        .map_err(|_| format!("go {key} must be a whole number of at least 0, not '{v}'"))
 }
 
-fn go(args: &str) -> Result<GoParams, String> {
+/// `go`'s arguments. Nothing makes the whole line fail: a bad part is left out and noted
+/// in `problems`, and the rest stands (keywords in any case).
+fn go(args: &str) -> GoParams {
     let mut p = GoParams::default();
-    let mut tokens = args.split_whitespace().peekable();
-    while let Some(key) = tokens.next() {
-        match key {
-            "wtime" => p.wtime = Some(millis(&mut tokens, key)?),
-            "btime" => p.btime = Some(millis(&mut tokens, key)?),
-            "winc" => p.winc = Some(millis(&mut tokens, key)?),
-            "binc" => p.binc = Some(millis(&mut tokens, key)?),
-            "movetime" => p.movetime = Some(millis(&mut tokens, key)?),
-            "movestogo" => p.movestogo = Some(count(&mut tokens, key)?).filter(|&n| n > 0),
-            "depth" => p.depth = Some(count::<u32>(&mut tokens, key)?.max(1)),
-            "nodes" => p.nodes = Some(count::<u64>(&mut tokens, key)?.max(1)),
-            "mate" => p.mate = Some(count::<u32>(&mut tokens, key)?.max(1)),
-            "infinite" => p.infinite = true,
-            "ponder" => p.ponder = true,
-            "searchmoves" => {
-                while let Some(m) = tokens.next_if(|t| !GO_KEYWORDS.contains(t)) {
-                    p.searchmoves.push(m.to_string());
-                }
-            }
-            other => return Err(format!("unknown go parameter '{other}'")),
+    let mut problems = Vec::new();
+    let mut words = args.split_whitespace().peekable();
+    while let Some(word) = words.next() {
+        if let Err(e) = go_part(&mut p, word, &mut words, &mut problems) {
+            problems.push(format!("{e}; ignored"));
         }
     }
-    Ok(p)
+    p.problems = problems;
+    p
+}
+
+/// Reads the part of `go` that starts with `word` into `p`.
+fn go_part(
+    p: &mut GoParams,
+    word: &str,
+    words: &mut Words,
+    problems: &mut Vec<String>,
+) -> Result<(), String> {
+    let key = word.to_ascii_lowercase();
+    let key = key.as_str();
+    match key {
+        "wtime" => p.wtime = Some(millis(words, key, problems)?),
+        "btime" => p.btime = Some(millis(words, key, problems)?),
+        "winc" => p.winc = Some(millis(words, key, problems)?),
+        "binc" => p.binc = Some(millis(words, key, problems)?),
+        "movetime" => p.movetime = Some(millis(words, key, problems)?),
+        "movestogo" => p.movestogo = Some(count(words, key)?).filter(|&n| n > 0),
+        "depth" => p.depth = Some(count::<u32>(words, key)?.max(1)),
+        "nodes" => p.nodes = Some(count::<u64>(words, key)?.max(1)),
+        "mate" => p.mate = Some(count::<u32>(words, key)?.max(1)),
+        "infinite" => p.infinite = true,
+        "ponder" => p.ponder = true,
+        "searchmoves" => {
+            while let Some(m) = words.next_if(|w| !is_go_keyword(w)) {
+                p.searchmoves.push(m.to_string());
+            }
+        }
+        _ => {
+            // The words up to the next keyword belong to the unknown one.
+            let mut unknown = vec![word];
+            while let Some(w) = words.next_if(|w| !is_go_keyword(w)) {
+                unknown.push(w);
+            }
+            return Err(format!("unknown go parameter '{}'", unknown.join(" ")));
+        }
+    }
+    Ok(())
 }
 
 fn position(args: &str) -> Result<UciCommand, String> {
@@ -155,16 +222,26 @@ fn setoption(args: &str) -> Result<UciCommand, String> {
     })
 }
 
+/// The command word of a line, in lower case (UCI's words are lower case; a GUI or a
+/// person that writes `GO` means `go`). Empty for an empty line.
+pub fn command_word(line: &str) -> String {
+    line.trim_start_matches(super::input::TRUNCATED_MARK)
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase()
+}
+
 impl UciCommand {
     /// Parses one input line; the error says why it is not a command.
     pub fn parse(line: &str) -> Result<UciCommand, String> {
         let line = line.trim();
-        let (word, args) = match line.split_once(char::is_whitespace) {
-            Some((w, a)) => (w, a.trim()),
-            None => (line, ""),
+        let args = match line.split_once(char::is_whitespace) {
+            Some((_, a)) => a.trim(),
+            None => "",
         };
         use UciCommand::*;
-        Ok(match word {
+        Ok(match command_word(line).as_str() {
             "uci" => Uci,
             "debug" => Debug,
             "isready" => IsReady,
@@ -172,7 +249,7 @@ impl UciCommand {
             "register" => Register,
             "ucinewgame" => UciNewGame,
             "position" => position(args)?,
-            "go" => Go(go(args)?),
+            "go" => Go(go(args)),
             "stop" => Stop,
             "ponderhit" => PonderHit,
             "quit" => Quit,
@@ -282,9 +359,51 @@ mod tests {
         assert_eq!(p.searchmoves, ["e2e4", "d2d4"]);
         assert_eq!(p.depth, Some(3));
         assert!(p.ponder);
-        assert!(UciCommand::parse("go depth x").is_err());
-        assert!(UciCommand::parse("go wtime").is_err());
-        assert!(UciCommand::parse("go sideways").is_err());
+        assert!(p.problems.is_empty());
+    }
+
+    /// The parts of a `go` line that stand and the problems noted for the rest.
+    fn go_of(line: &str) -> GoParams {
+        match UciCommand::parse(line) {
+            Ok(UciCommand::Go(p)) => p,
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_bad_part_of_go_is_left_out_and_the_rest_stands() {
+        let p = go_of("go depth x wtime 500");
+        assert_eq!((p.depth, p.wtime), (None, Some(Duration::from_millis(500))));
+        assert_eq!(p.problems.len(), 1, "{p:?}");
+        for (line, problems) in [
+            ("go depth -1", 1),
+            ("go wtime", 1),
+            ("go sideways", 1),
+            ("go foo bar depth 4", 1),
+            ("go nodes -5 movestogo -1", 2),
+        ] {
+            let p = go_of(line);
+            assert_eq!(p.problems.len(), problems, "{line}: {p:?}");
+            assert!(p.problems.iter().all(|e| e.ends_with("; ignored")), "{p:?}");
+            assert_eq!(p.nodes.or(p.movestogo.map(u64::from)), None, "{line}");
+        }
+        assert_eq!(go_of("go foo bar depth 4").depth, Some(4));
+        // A keyword is never taken as the value of the one before it.
+        let p = go_of("go depth infinite");
+        assert!(p.infinite && p.depth.is_none(), "{p:?}");
+        // A fraction of a millisecond is cut, and said.
+        let p = go_of("go wtime 1000.5 btime 999.9");
+        assert_eq!(p.wtime, Some(Duration::from_millis(1000)));
+        assert_eq!(p.btime, Some(Duration::from_millis(999)));
+        assert_eq!(p.problems.len(), 2, "{p:?}");
+        // Any case.
+        let p = go_of("GO Depth 3");
+        assert_eq!((p.depth, p.problems.len()), (Some(3), 0));
+        assert!(!p.is_unbounded(Color::White));
+        assert!(go_of("go foo").is_unbounded(Color::White));
+        assert!(go_of("go btime 100").is_unbounded(Color::White));
+        assert!(!go_of("go btime 100").is_unbounded(Color::Black));
+        assert!(!go_of("go infinite").is_unbounded(Color::White));
     }
 
     #[test]

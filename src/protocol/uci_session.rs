@@ -5,11 +5,11 @@
 //! runs out of depth it waits for `stop` or `ponderhit` (`UciSession::finish`).
 
 use super::core::{
-    line_problem, pv_text, run_search, Abort, Core, Front, Io, Mode, Search, ENGINE_AUTHOR,
-    ENGINE_NAME, MAX_MOVE_OVERHEAD_MS, MAX_MULTI_PV,
+    line_problem_within, pv_text, run_search, Abort, Core, Front, Io, Mode, Search, ENGINE_AUTHOR,
+    ENGINE_NAME, MAX_COMMAND_LEN, MAX_MOVE_OVERHEAD_MS, MAX_MULTI_PV, MAX_POSITION_LEN,
 };
-use super::uci::{GoParams, InfoLine, UciCommand};
-use crate::chess::{Color, Move, Position};
+use super::uci::{command_word, GoParams, InfoLine, UciCommand};
+use crate::chess::{CastlingSide, Color, File, Move, Position, Square};
 use crate::game::Game;
 use crate::search::time::{TimeControl, TimeLimits};
 use crate::search::tt::{TranspositionTable, DEFAULT_HASH_MB, MAX_HASH_MB};
@@ -22,6 +22,37 @@ use std::time::Duration;
 
 /// `currmove` lines start after this much of a search.
 const CURRMOVE_AFTER: Duration = Duration::from_secs(1);
+
+/// How long a `go` searches when parts of it were refused and what is left sets no limit
+/// (`go depth -1`, `go foo`): the GUI waits for a move, most likely on a clock it meant to
+/// send, so a short search gives it a good one without hanging it.
+const FALLBACK_MOVETIME: Duration = Duration::from_secs(1);
+
+/// The longest line taken for a command: a `position` carries a whole game.
+fn max_line_len(command: &str) -> usize {
+    if command == "position" {
+        MAX_POSITION_LEN
+    } else {
+        MAX_COMMAND_LEN
+    }
+}
+
+/// Whether every castling right of `pos` has its king and rook on the standard squares
+/// (king on the e-file, rooks in the corners), so that it can be written the standard way.
+fn has_standard_castling(pos: &Position) -> bool {
+    [Color::White, Color::Black].into_iter().all(|color| {
+        let rank = color.back_rank();
+        CastlingSide::BOTH.into_iter().all(|side| {
+            let corner = match side {
+                CastlingSide::King => File::H,
+                CastlingSide::Queen => File::A,
+            };
+            !pos.castling().has(color, side)
+                || (pos.king(color) == Square::from_coords(File(4), rank)
+                    && pos.castle_rook(color, side) == Square::from_coords(corner, rank))
+        })
+    })
+}
 
 /// A UCI session: the searcher beside the state the search hook borrows.
 pub struct UciSession {
@@ -36,6 +67,9 @@ struct UciFront {
     table: Arc<TranspositionTable>,
     /// The last `go` gave a clock or a move time (a ponder hit then starts a timed search).
     timed: bool,
+    /// The last `position` was refused: the game held is not the one the GUI means, so
+    /// `go` is not searched until a good `position` or `ucinewgame`.
+    position_refused: bool,
 }
 
 impl UciSession {
@@ -49,6 +83,7 @@ impl UciSession {
                 core: Core::new(io),
                 table,
                 timed: false,
+                position_refused: false,
             },
         }
     }
@@ -63,8 +98,21 @@ impl UciSession {
 
     fn handle_line(&mut self, line: &str) {
         log::debug!("in: {line}");
-        if let Some((why, preview)) = line_problem(line) {
-            self.front.error(&format!("{why}: {preview}"));
+        let command = command_word(line);
+        if let Some((why, preview)) = line_problem_within(line, max_line_len(&command)) {
+            let problem = format!("{why}: {preview}");
+            match command.as_str() {
+                // Every `go` is answered; of this one only the word can be trusted.
+                "go" => self.go(GoParams {
+                    problems: vec![format!("{problem}; its limits are ignored")],
+                    ..GoParams::default()
+                }),
+                "position" => {
+                    self.front.error(&problem);
+                    self.front.position_refused = true;
+                }
+                _ => self.front.error(&problem),
+            }
             return;
         }
         if line.trim().is_empty() {
@@ -78,6 +126,7 @@ impl UciSession {
             Ok(UciCommand::UciNewGame) => {
                 self.searcher.clear();
                 front.core.new_game(Position::startpos());
+                front.position_refused = false;
             }
             Ok(UciCommand::Position { fen, moves }) => front.set_position(fen.as_deref(), &moves),
             Ok(UciCommand::Go(params)) => self.go(params),
@@ -85,7 +134,12 @@ impl UciSession {
             // No search to stop or to turn into ours; nothing to register or debug.
             Ok(UciCommand::Stop | UciCommand::PonderHit | UciCommand::Debug) => {}
             Ok(UciCommand::Register) => {}
-            Err(e) => front.error(&e),
+            Err(e) => {
+                front.error(&e);
+                if command == "position" {
+                    front.position_refused = true;
+                }
+            }
         }
     }
 
@@ -100,11 +154,10 @@ impl UciSession {
                 .ok()
                 .filter(|n| (1..=max).contains(n))
         };
-        let check = match value_text.trim() {
-            "true" => Some(true),
-            "false" => Some(false),
-            _ => None,
-        };
+        // Check values in any case (`true`, `TRUE`, `True`).
+        let check = [true, false]
+            .into_iter()
+            .find(|on| value_text.trim().eq_ignore_ascii_case(&on.to_string()));
         let result = match name.to_ascii_lowercase().as_str() {
             "hash" => match number(MAX_HASH_MB) {
                 Some(mb) => {
@@ -157,8 +210,10 @@ impl UciSession {
                 path => path,
             }),
             "syzygypath" => match core.set_syzygy_path(&mut self.searcher, value_text) {
-                Ok(loaded) => {
-                    core.send(&format!("info string {loaded}"));
+                Ok(lines) => {
+                    for line in lines {
+                        core.send(&format!("info string {line}"));
+                    }
                     Ok(())
                 }
                 Err(e) => Err(format!("{e}; playing without tables")),
@@ -176,18 +231,42 @@ impl UciSession {
         }
     }
 
-    /// `go`: searches the current position and answers with `bestmove`.
-    fn go(&mut self, go: GoParams) {
+    /// `go`: searches the current position and answers with `bestmove`, always once. Bad
+    /// parts of the line (searchmoves that are no legal move too) are reported and left
+    /// out; if that leaves no limit, the search is given `FALLBACK_MOVETIME`. After a refused `position` there is no position to search:
+    /// `bestmove 0000` (for analysis and pondering after `stop` or `ponderhit`, as always).
+    fn go(&mut self, mut go: GoParams) {
         let front = &mut self.front;
         let pos = *front.core.game.position();
+        for problem in &go.problems {
+            front.error(problem);
+        }
+        let mode = if go.infinite {
+            Mode::Analyze
+        } else if go.ponder {
+            Mode::Ponder { expected: None }
+        } else {
+            Mode::Think
+        };
+        if front.position_refused {
+            front.error("no valid position to search (the last position command was refused)");
+            let mut waiting = Search::new(mode, TimeLimits::INFINITE, None, pos);
+            front.finish(&mut waiting);
+            front.core.send("bestmove 0000");
+            return;
+        }
         let legal = pos.legal_moves();
         let mut excluded = Vec::new();
+        let mut refused_parts = !go.problems.is_empty();
         if !go.searchmoves.is_empty() {
             let mut allowed = Vec::new();
             for text in &go.searchmoves {
                 match pos.parse_coordinate(text) {
                     Ok(m) => allowed.push(m),
-                    Err(e) => front.error(&format!("searchmoves: {text}: {e}")),
+                    Err(e) => {
+                        front.error(&format!("searchmoves: {text}: {e}; ignored"));
+                        refused_parts = true;
+                    }
                 }
             }
             if !allowed.is_empty() {
@@ -197,6 +276,13 @@ impl UciSession {
                     .filter(|m| !allowed.contains(m))
                     .collect();
             }
+        }
+        if refused_parts && go.is_unbounded(pos.side_to_move()) {
+            go.movetime = Some(FALLBACK_MOVETIME);
+            front.core.send(&format!(
+                "info string no limit left in this go: searching {} ms",
+                FALLBACK_MOVETIME.as_millis()
+            ));
         }
         let limits = front.set_clock(&go, pos.side_to_move());
         // A book move stands in for a search only when the GUI asks us to play a move:
@@ -219,13 +305,6 @@ impl UciSession {
                 return;
             }
         }
-        let mode = if go.infinite {
-            Mode::Analyze
-        } else if go.ponder {
-            Mode::Ponder { expected: None }
-        } else {
-            Mode::Think
-        };
         let timed_move = mode == Mode::Think && front.timed;
         let params = SearchParams {
             max_depth: go.depth.or(go.mate.map(|n| 2 * n)),
@@ -249,6 +328,10 @@ impl UciSession {
             let result = run_search(&mut self.searcher, front, &mut search, &params);
             best = result.best.filter(|&m| pos.is_legal(m));
             ponder = result.ponder;
+        } else {
+            // A game that is over: say so, so an analysis window is not left blank.
+            let score = if pos.in_check() { "mate 0" } else { "cp 0" };
+            front.core.send(&format!("info depth 0 score {score}"));
         }
         front.finish(&mut search);
         let Some(best) = best.or_else(|| legal.iter().copied().next()) else {
@@ -299,9 +382,11 @@ impl UciFront {
         }
     }
 
-    /// `position`: the new game, or an error and the old position kept.
+    /// `position`: the new game, or an error, and then no position until the next good
+    /// one (a `go` must not search a position the GUI did not mean).
     fn set_position(&mut self, fen: Option<&str>, moves: &[String]) {
-        let start = match fen {
+        self.position_refused = true;
+        let mut start = match fen {
             None => Position::startpos(),
             Some(fen) => match Position::from_fen(fen) {
                 Ok(pos) => pos,
@@ -311,19 +396,25 @@ impl UciFront {
                 }
             },
         };
-        let mut start = start;
-        start.set_chess960(self.core.chess960 || start.is_chess960());
+        // A Shredder-FEN (`HAha`) names the castling rooks by file, which does not make the
+        // game Chess960: with UCI_Chess960 off and king and rooks on the standard squares,
+        // the GUI plays standard chess and wants castling as the king's two-square move.
+        // Elsewhere only king takes rook can say which castling is meant.
+        start.set_chess960(
+            self.core.chess960 || (start.is_chess960() && !has_standard_castling(&start)),
+        );
         let mut game = Game::new(start);
         for text in moves {
             match game.position().parse_coordinate(text) {
                 Ok(m) => game.play(m),
                 Err(e) => {
-                    self.error(&format!("illegal move {text} ({e}); position unchanged"));
+                    self.error(&format!("illegal move {text} ({e})"));
                     return;
                 }
             }
         }
         self.core.game = game;
+        self.position_refused = false;
     }
 
     /// Sets the core's clock from `go` and returns the limits for our move (infinite when
@@ -371,7 +462,15 @@ impl Front for UciFront {
     }
 
     fn on_search_input(&mut self, search: &mut Search, line: String) {
-        if let Some((why, preview)) = line_problem(&line) {
+        let command = command_word(&line);
+        // A new position or search means this one is over: answer it first (also when the
+        // line is refused: the `go` after a refused `position` must know of it).
+        if matches!(command.as_str(), "position" | "go" | "ucinewgame") {
+            self.core.io.pending.push_back(line);
+            search.stop(Abort::MoveNow);
+            return;
+        }
+        if let Some((why, preview)) = line_problem_within(&line, max_line_len(&command)) {
             self.error(&format!("{why}: {preview}"));
             return;
         }
@@ -393,11 +492,6 @@ impl Front for UciFront {
             }
             Ok(UciCommand::Quit) => {
                 self.core.io.quit = true;
-                search.stop(Abort::MoveNow);
-            }
-            // A new position or search means this one is over: answer it first.
-            Ok(UciCommand::Position { .. } | UciCommand::Go(_) | UciCommand::UciNewGame) => {
-                self.core.io.pending.push_back(line);
                 search.stop(Abort::MoveNow);
             }
             // Options and the rest wait for the search to end.

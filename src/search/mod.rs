@@ -560,7 +560,6 @@ impl SearchHook for VerdictHook<'_> {
     }
 }
 
-
 /// The wall-clock deadline of a search, shared with the helper threads: nanoseconds from
 /// `epoch`, `u64::MAX` for none.
 struct SharedDeadline {
