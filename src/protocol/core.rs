@@ -572,6 +572,13 @@ impl<F: Front> SearchHook for Hook<'_, F> {
         }
     }
 
+    fn node_budget(&self) -> Option<u64> {
+        let search = &self.search;
+        search
+            .max_nodes
+            .filter(|_| search.mode == Mode::Think && search.has_move)
+    }
+
     fn root_move(&mut self, index: usize, count: usize, mv: Move) {
         self.search.root_index = index;
         self.search.root_count = count;

@@ -51,9 +51,10 @@ pub const DEFAULT_SYZYGY_PROBE_DEPTH: i32 = 1;
 pub const MAX_SYZYGY_PROBE_DEPTH: i32 = 100;
 /// Nodes between two polls of the hook.
 pub const POLL_INTERVAL: u64 = 1024;
-/// Nodes between two polls of a helper thread: more often, as a stopped search waits for
-/// every helper to see the stop (with more threads than cores, each in its turn).
-const HELPER_POLL_INTERVAL: u64 = 128;
+/// Nodes between two polls of every thread when there are helpers: more often, as with
+/// more threads than cores each thread runs only in its turn, and a stopped search waits
+/// for the main thread to see the deadline and for every helper to see the stop.
+const THREADED_POLL_INTERVAL: u64 = 128;
 /// A root score this far below the previous iteration's means trouble: keep searching.
 const SCORE_DROP_MARGIN: i32 = 30;
 
@@ -118,6 +119,11 @@ pub trait SearchHook {
     /// so the limit holds even when the main thread waits for a core (more threads than
     /// cores). `None` until there is a move to play.
     fn deadline(&self) -> Option<Instant> {
+        None
+    }
+    /// The most nodes the search may use, all threads, if it is limited: helper threads
+    /// read it too. `None` until there is a move to play.
+    fn node_budget(&self) -> Option<u64> {
         None
     }
 }
@@ -267,7 +273,11 @@ pub const MAX_THREADS: usize = 64;
 /// is the one played.
 pub struct Searcher {
     main: Worker,
+    /// The helper threads' workers between searches.
     helpers: Vec<Worker>,
+    /// Helper threads of the last search that may still be stopping; `settle` takes their
+    /// workers back.
+    running: Vec<std::thread::JoinHandle<Worker>>,
 }
 
 impl Default for Searcher {
@@ -281,11 +291,21 @@ impl Searcher {
         Searcher {
             main: Worker::new(Arc::new(TranspositionTable::new(hash_mb))),
             helpers: Vec::new(),
+            running: Vec::new(),
+        }
+    }
+
+    /// Waits for the last search's helper threads to end and takes their workers back.
+    fn settle(&mut self) {
+        for thread in self.running.drain(..) {
+            let helper = thread.join().expect("a search thread failed");
+            self.helpers.push(helper);
         }
     }
 
     /// Search with `threads` threads in all (clamped to 1..=MAX_THREADS).
     pub fn set_threads(&mut self, threads: usize) {
+        self.settle();
         let helpers = threads.clamp(1, MAX_THREADS) - 1;
         let tt = Arc::clone(&self.main.tt);
         self.helpers.truncate(helpers);
@@ -299,6 +319,7 @@ impl Searcher {
     /// Uses `tables` from the next search on (`None`: no tablebases). The old tables are
     /// let go first, so a new set may be opened after this call with `None`.
     pub fn set_tablebase(&mut self, tables: Option<Tablebase>) {
+        self.settle();
         let tables = tables.map(Arc::new);
         for worker in std::iter::once(&mut self.main).chain(self.helpers.iter_mut()) {
             worker.tb.tables = tables.clone();
@@ -311,6 +332,7 @@ impl Searcher {
 
     /// `SyzygyProbeDepth`, clamped to 1..=MAX_SYZYGY_PROBE_DEPTH.
     pub fn set_syzygy_probe_depth(&mut self, depth: i32) {
+        self.settle();
         let depth = depth.clamp(1, MAX_SYZYGY_PROBE_DEPTH);
         for worker in std::iter::once(&mut self.main).chain(self.helpers.iter_mut()) {
             worker.tb.probe_depth = depth;
@@ -365,7 +387,7 @@ impl Searcher {
     }
 
     pub fn threads(&self) -> usize {
-        1 + self.helpers.len()
+        1 + self.helpers.len() + self.running.len()
     }
 
     /// Resize the hash table (clears it).
@@ -376,6 +398,7 @@ impl Searcher {
     }
 
     fn share_table(&mut self, tt: Arc<TranspositionTable>) {
+        self.settle();
         for worker in std::iter::once(&mut self.main).chain(self.helpers.iter_mut()) {
             worker.tt = Arc::clone(&tt);
         }
@@ -392,6 +415,7 @@ impl Searcher {
 
     /// Forget everything learned (a new game).
     pub fn clear(&mut self) {
+        self.settle();
         self.main.tt.clear();
         for worker in std::iter::once(&mut self.main).chain(self.helpers.iter_mut()) {
             worker.history.clear();
@@ -401,7 +425,8 @@ impl Searcher {
     }
 
     /// Nodes of the last search, all threads.
-    pub fn nodes(&self) -> u64 {
+    pub fn nodes(&mut self) -> u64 {
+        self.settle();
         self.main.nodes + self.helpers.iter().map(|h| h.nodes).sum::<u64>()
     }
 
@@ -427,6 +452,7 @@ impl Searcher {
         params: &SearchParams,
         hook: &mut dyn SearchHook,
     ) -> SearchResult {
+        self.settle();
         self.main.tt.new_search();
         self.main.tb.hits.store(0, Relaxed);
         let tablebase_root = self.tablebase_root(root, params);
@@ -448,61 +474,67 @@ impl Searcher {
         hook: &mut dyn SearchHook,
     ) -> SearchResult {
         if self.helpers.is_empty() {
+            self.main.poll_interval = POLL_INTERVAL;
             return self.main.search(root, params, hook);
         }
-        let stop = AtomicBool::new(false);
-        let deadline = SharedDeadline::new(hook.deadline());
-        let helper_nodes = AtomicU64::new(0);
+        self.main.poll_interval = THREADED_POLL_INTERVAL;
+        let shared = Arc::new(SharedSearch {
+            stop: AtomicBool::new(false),
+            released: AtomicBool::new(false),
+            deadline: SharedDeadline::new(hook.deadline()),
+            node_budget: AtomicU64::new(hook.node_budget().unwrap_or(u64::MAX)),
+            main_nodes: AtomicU64::new(0),
+            helper_nodes: AtomicU64::new(0),
+        });
         // Helpers search single-PV: they only fill the table, and the table serves every
         // line the main thread searches.
-        let helper_params = SearchParams {
+        let helper_params = Arc::new(SearchParams {
             stop_on_mate: false,
             instant_single_reply: false,
             multi_pv: 1,
             ..params.clone()
-        };
-        let main = &mut self.main;
-        // The helpers wait until the main thread has finished depth 1: with more threads
-        // than cores they would otherwise delay the one search whose move is played.
-        let released = AtomicBool::new(false);
-        let mut result = std::thread::scope(|scope| {
-            let mut waiting = Vec::with_capacity(self.helpers.len());
-            for helper in self.helpers.iter_mut() {
-                let (stop, released, deadline, helper_nodes, helper_params) =
-                    (&stop, &released, &deadline, &helper_nodes, &helper_params);
-                let handle = scope.spawn(move || {
-                    while !released.load(SeqCst) {
+        });
+        // Each helper owns its worker while it searches and hands it back when it ends;
+        // the main thread does not wait for that before its result goes out (with more
+        // threads than cores, the last helper may see the stop only after a while).
+        // `settle` takes the workers back before anything else touches them.
+        let mut waiting = Vec::with_capacity(self.helpers.len());
+        for mut helper in self.helpers.drain(..) {
+            let (shared, helper_params, root) =
+                (Arc::clone(&shared), Arc::clone(&helper_params), *root);
+            let handle = std::thread::Builder::new()
+                .name("search-helper".into())
+                .spawn(move || {
+                    // The helpers wait until the main thread has finished depth 1: with more
+                    // threads than cores they would otherwise delay the one search whose
+                    // move is played.
+                    while !shared.released.load(SeqCst) {
                         std::thread::park();
                     }
-                    if stop.load(Relaxed) {
-                        return;
+                    if !shared.stop.load(Relaxed) {
+                        helper.poll_interval = THREADED_POLL_INTERVAL;
+                        let mut hook = HelperHook {
+                            shared: &shared,
+                            published: 0,
+                        };
+                        helper.search(&root, &helper_params, &mut hook);
+                        hook.publish(helper.nodes);
                     }
-                    helper.poll_interval = HELPER_POLL_INTERVAL;
-                    let mut hook = HelperHook {
-                        stop,
-                        deadline,
-                        helper_nodes,
-                        published: 0,
-                    };
-                    helper.search(root, helper_params, &mut hook);
-                    hook.publish(helper.nodes);
-                });
-                waiting.push(handle.thread().clone());
-            }
-            let mut hook = MainHook {
-                inner: hook,
-                stop: &stop,
-                deadline: &deadline,
-                helper_nodes: &helper_nodes,
-                released: &released,
-                waiting: &waiting,
-            };
-            let result = main.search(root, params, &mut hook);
-            stop.store(true, Relaxed);
-            hook.release_helpers();
-            result
-        });
-        result.nodes += helper_nodes.load(Relaxed);
+                    helper
+                })
+                .expect("cannot start a search thread");
+            waiting.push(handle.thread().clone());
+            self.running.push(handle);
+        }
+        let mut hook = MainHook {
+            inner: hook,
+            shared: &shared,
+            waiting: &waiting,
+        };
+        let mut result = self.main.search(root, params, &mut hook);
+        shared.stop.store(true, Relaxed);
+        hook.release_helpers();
+        result.nodes += shared.helper_nodes.load(Relaxed);
         result.tbhits = self.main.tb.hits();
         result
     }
@@ -558,6 +590,9 @@ impl SearchHook for VerdictHook<'_> {
     fn deadline(&self) -> Option<Instant> {
         self.inner.deadline()
     }
+    fn node_budget(&self) -> Option<u64> {
+        self.inner.node_budget()
+    }
 }
 
 /// The wall-clock deadline of a search, shared with the helper threads: nanoseconds from
@@ -592,22 +627,42 @@ impl SharedDeadline {
     }
 }
 
+/// What the threads of one search share.
+struct SharedSearch {
+    /// The search is over (the main thread is done, or a helper saw the deadline pass).
+    stop: AtomicBool,
+    /// The helpers may start (depth 1 is done, or the search is over).
+    released: AtomicBool,
+    deadline: SharedDeadline,
+    /// The most nodes all threads may search (`u64::MAX`: no limit).
+    node_budget: AtomicU64,
+    /// Nodes the main thread had searched at its last poll.
+    main_nodes: AtomicU64,
+    /// Nodes the helpers have searched so far.
+    helper_nodes: AtomicU64,
+}
+
+impl SharedSearch {
+    /// Whether the budget of nodes is spent, as far as the counts published show.
+    fn budget_spent(&self) -> bool {
+        let budget = self.node_budget.load(Relaxed);
+        budget != u64::MAX
+            && self.main_nodes.load(Relaxed) + self.helper_nodes.load(Relaxed) >= budget
+    }
+}
+
 /// The main thread's view of the caller's hook: node counts include the helpers', and the
 /// caller's deadline is handed on to the helpers, any of which may end the search by it.
 struct MainHook<'a> {
     inner: &'a mut dyn SearchHook,
-    stop: &'a AtomicBool,
-    deadline: &'a SharedDeadline,
-    helper_nodes: &'a AtomicU64,
-    /// Set once the helpers may start (depth 1 is done, or the search is over).
-    released: &'a AtomicBool,
+    shared: &'a SharedSearch,
     /// The helper threads, parked until released.
     waiting: &'a [std::thread::Thread],
 }
 
 impl MainHook<'_> {
     fn release_helpers(&self) {
-        if !self.released.swap(true, SeqCst) {
+        if !self.shared.released.swap(true, SeqCst) {
             for thread in self.waiting {
                 thread.unpark();
             }
@@ -615,13 +670,18 @@ impl MainHook<'_> {
     }
 
     fn total(&self, nodes: u64) -> u64 {
-        nodes + self.helper_nodes.load(Relaxed)
+        nodes + self.shared.helper_nodes.load(Relaxed)
     }
 
-    /// Hands the caller's current deadline on; whether a helper has seen it pass.
-    fn deadline_passed(&mut self) -> bool {
-        self.deadline.set(self.inner.deadline());
-        self.stop.load(Relaxed)
+    /// Hands the caller's current limits and the main thread's `nodes` on; whether a
+    /// helper has seen a limit pass.
+    fn share_limits(&mut self, nodes: u64) -> bool {
+        let shared = self.shared;
+        shared.deadline.set(self.inner.deadline());
+        let budget = self.inner.node_budget().unwrap_or(u64::MAX);
+        shared.node_budget.store(budget, Relaxed);
+        shared.main_nodes.store(nodes, Relaxed);
+        shared.stop.load(Relaxed)
     }
 }
 
@@ -629,23 +689,24 @@ impl SearchHook for MainHook<'_> {
     fn poll(&mut self, nodes: u64) -> bool {
         let total = self.total(nodes);
         let stop = self.inner.poll(total);
-        self.deadline_passed() || stop
+        self.share_limits(nodes) || stop
     }
     fn may_start_iteration(&mut self, depth: u32, nodes: u64) -> bool {
         let total = self.total(nodes);
-        self.inner.may_start_iteration(depth, total) && !self.deadline_passed()
+        self.inner.may_start_iteration(depth, total) && !self.share_limits(nodes)
     }
     fn may_search_next_root_move(&mut self, nodes: u64, score_dropped: bool) -> bool {
         let total = self.total(nodes);
-        self.inner.may_search_next_root_move(total, score_dropped) && !self.deadline_passed()
+        self.inner.may_search_next_root_move(total, score_dropped) && !self.share_limits(nodes)
     }
     fn report(&mut self, info: &SearchInfo) {
+        let main_nodes = info.nodes;
         let mut info = info.clone();
         info.nodes = self.total(info.nodes);
         self.inner.report(&info);
-        // The first report can make a deadline (there is a move to play now), and lets the
+        // The first report can make limits (there is a move to play now), and lets the
         // helpers start.
-        self.deadline_passed();
+        self.share_limits(main_nodes);
         self.release_helpers();
     }
     fn root_move(&mut self, index: usize, count: usize, mv: Move) {
@@ -657,15 +718,14 @@ impl SearchHook for MainHook<'_> {
 /// passed (then it stops the main thread too), and publishes its node count for the main
 /// thread's reports.
 struct HelperHook<'a> {
-    stop: &'a AtomicBool,
-    deadline: &'a SharedDeadline,
-    helper_nodes: &'a AtomicU64,
+    shared: &'a SharedSearch,
     published: u64,
 }
 
 impl HelperHook<'_> {
     fn publish(&mut self, nodes: u64) {
-        self.helper_nodes
+        self.shared
+            .helper_nodes
             .fetch_add(nodes.saturating_sub(self.published), Relaxed);
         self.published = self.published.max(nodes);
     }
@@ -674,16 +734,16 @@ impl HelperHook<'_> {
 impl SearchHook for HelperHook<'_> {
     fn poll(&mut self, nodes: u64) -> bool {
         self.publish(nodes);
-        if self.deadline.passed() {
-            self.stop.store(true, Relaxed);
+        if self.shared.deadline.passed() || self.shared.budget_spent() {
+            self.shared.stop.store(true, Relaxed);
         }
-        self.stop.load(Relaxed)
+        self.shared.stop.load(Relaxed)
     }
     fn may_start_iteration(&mut self, _depth: u32, _nodes: u64) -> bool {
-        !self.stop.load(Relaxed)
+        !self.shared.stop.load(Relaxed)
     }
     fn may_search_next_root_move(&mut self, _nodes: u64, _dropped: bool) -> bool {
-        !self.stop.load(Relaxed)
+        !self.shared.stop.load(Relaxed)
     }
     fn report(&mut self, _info: &SearchInfo) {}
 }
