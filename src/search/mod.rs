@@ -280,6 +280,13 @@ pub struct Searcher {
     running: Vec<std::thread::JoinHandle<Worker>>,
 }
 
+impl Drop for Searcher {
+    fn drop(&mut self) {
+        // The last search's helpers hold the table and the tablebases: let them end first.
+        self.settle();
+    }
+}
+
 impl Default for Searcher {
     fn default() -> Self {
         Self::new(tt::DEFAULT_HASH_MB)
