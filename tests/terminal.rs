@@ -324,6 +324,118 @@ fn bench_node_count_is_the_same_every_run() {
     );
 }
 
+/// What OpenBench's client reads from a bench run's output (stdout and stderr together): it
+/// decodes the output as ASCII (anything else and it has no bench), walks the lines from the
+/// last to the first with every character but a letter, a digit or a space made a space, and
+/// keeps the first node count and the first speed it meets: `N nodes`, `nodes N` or
+/// `nodes searched N`; `N nps`, `nps N` or `nodes second N`, in any case. The number is the
+/// first run of digits in what matched. Returns (nodes, nps).
+fn read_bench_as_openbench(output: &[u8]) -> (Option<u64>, Option<u64>) {
+    if !output.is_ascii() {
+        return (None, None);
+    }
+    let text = String::from_utf8_lossy(output);
+    let (mut nodes, mut nps) = (None, None);
+    for line in text.trim().split('\n').rev() {
+        let line: String = line
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == ' ' {
+                    c.to_ascii_lowercase()
+                } else {
+                    ' '
+                }
+            })
+            .collect();
+        nps = nps.or_else(|| leftmost_count(&line, "nps", "nodes second"));
+        nodes = nodes.or_else(|| leftmost_count(&line, "nodes", "nodes searched"));
+    }
+    (nodes, nps)
+}
+
+/// The leftmost `<digits> <word>`, `<word> <digits>` or `<phrase> <digits>` in `line` (spaces:
+/// one or more), tried in that order at each position as a regex alternation is; its number.
+fn leftmost_count(line: &str, word: &str, phrase: &str) -> Option<u64> {
+    let b = line.as_bytes();
+    let run = |from: usize, f: fn(&u8) -> bool| b[from..].iter().take_while(|c| f(c)).count();
+    let digits_after = |from: usize| -> Option<u64> {
+        let spaces = run(from, |c| *c == b' ');
+        let digits = run(from + spaces, u8::is_ascii_digit);
+        if spaces == 0 || digits == 0 {
+            return None;
+        }
+        line[from + spaces..from + spaces + digits].parse().ok()
+    };
+    (0..b.len()).find_map(|at| {
+        let digits = run(at, u8::is_ascii_digit);
+        let spaces = run(at + digits, |c| *c == b' ');
+        if digits > 0 && spaces > 0 && line[at + digits + spaces..].starts_with(word) {
+            return line[at..at + digits].parse().ok();
+        }
+        [word, phrase]
+            .iter()
+            .filter(|w| line[at..].starts_with(**w))
+            .find_map(|w| digits_after(at + w.len()))
+    })
+}
+
+#[test]
+fn openbench_reads_the_same_bench_from_concurrent_runs() {
+    // The parser itself, on lines in other engines' styles and on what it must not take.
+    assert_eq!(
+        read_bench_as_openbench(b"Nodes searched  : 1234\nNodes/second    : 567\n"),
+        (Some(1234), Some(567))
+    );
+    assert_eq!(
+        read_bench_as_openbench(b"9 nodes 9 nps\n8 nodes 8 nps\n"),
+        (Some(8), Some(8)),
+        "the last line wins"
+    );
+    assert_eq!(read_bench_as_openbench(b"1 nodes\n"), (Some(1), None));
+    assert_eq!(
+        read_bench_as_openbench("12 nodes 3 nps \u{b7}".as_bytes()),
+        (None, None)
+    );
+
+    // `./<name> bench`, no arguments, stderr into the same pipe, two at once: what the client
+    // does on a two-core worker.
+    let start = || {
+        let (reader, writer) = std::io::pipe().unwrap();
+        let child = kestrel()
+            .arg("bench")
+            .stdout(writer.try_clone().unwrap())
+            .stderr(writer)
+            .spawn()
+            .unwrap();
+        (child, reader)
+    };
+    let runs = [start(), start()];
+    let mut counts = Vec::new();
+    for (mut child, mut reader) in runs {
+        let mut output = Vec::new();
+        std::io::Read::read_to_end(&mut reader, &mut output).unwrap();
+        assert!(child.wait().unwrap().success());
+        let text = String::from_utf8_lossy(&output).to_string();
+        let (nodes, nps) = read_bench_as_openbench(&output);
+        let (Some(nodes), Some(nps)) = (nodes, nps) else {
+            panic!("OpenBench reads no bench ({nodes:?} nodes, {nps:?} nps) from:\n{text}");
+        };
+        assert!(nodes > 0 && nps > 0, "{text}");
+        // The speed read is the engine's own: nodes over the seconds it reports, to their
+        // rounding (a number taken from elsewhere on the line would not fit).
+        let seconds: f64 = text
+            .rsplit_once('(')
+            .and_then(|(_, s)| s.split_whitespace().next()?.parse().ok())
+            .unwrap_or_else(|| panic!("no (seconds) in {text}"));
+        assert!(
+            (nodes as f64 / nps as f64 - seconds).abs() <= 0.006,
+            "{nodes} nodes at {nps} nps is not {seconds} s: {text}"
+        );
+        counts.push(nodes);
+    }
+    assert_eq!(counts[0], counts[1], "concurrent benches disagree");
+}
+
 #[test]
 fn command_line_help_version_and_errors() {
     let out = kestrel().arg("--help").output().unwrap();

@@ -536,3 +536,100 @@ mod tests {
         assert!(clock.past_never_exceed(5000));
     }
 }
+
+/// Tests added for mutants (cargo-mutants) that the tests above let through.
+#[cfg(test)]
+mod mutant_tests {
+    use super::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    #[test]
+    fn a_nearly_gone_clock_is_halved_never_overspent() {
+        // At most twice the margin left: half of it, so there is still something to search
+        // with and never more than the clock (nor a subtraction below zero).
+        for left in [1, 10, 40, 49, 50, 51, 80, 99, 100] {
+            assert_eq!(spendable(ms(left)), ms(left) / 2, "{left} ms left");
+        }
+        // Above it: all but the margin.
+        assert_eq!(spendable(ms(101)), ms(51));
+        assert_eq!(spendable(ms(1000)), ms(950));
+        // Through compute_limits: a sudden-death clock at 40 ms still moves within it.
+        let tc = TimeControl::Conventional {
+            moves: 0,
+            base: Duration::from_secs(60),
+            increment: Duration::ZERO,
+        };
+        let l = compute_limits(tc, Some(ms(40)), 60);
+        assert!(l.never_exceed <= ms(20), "{l:?}");
+    }
+
+    #[test]
+    fn a_short_fixed_time_keeps_back_at_most_a_quarter() {
+        // `st` / `movetime` of 100 ms: the margin would take half of it; a quarter at most.
+        let l = compute_limits(TimeControl::PerMove(ms(100)), None, 0);
+        assert!(l.never_exceed >= ms(75), "{l:?}");
+        assert!(l.never_exceed < ms(100), "{l:?}");
+        // A long one keeps the whole margin back.
+        let l = compute_limits(TimeControl::PerMove(ms(1000)), None, 0);
+        assert_eq!(l.never_exceed, ms(1000) - SAFETY_MARGIN);
+    }
+
+    /// A clock at 1000 nodes a second (nodes read as milliseconds) with a 1 s soft limit.
+    fn adapting_clock() -> SearchClock {
+        let limits = TimeLimits {
+            no_new_iteration: Duration::from_secs(1),
+            no_new_move: Duration::from_secs(2),
+            never_exceed: Duration::from_secs(4),
+            adapts: true,
+        };
+        SearchClock::new(limits, Some(1000))
+    }
+
+    /// The soft limit now stands between `low` and `high` milliseconds.
+    fn soft_limit_between(clock: &SearchClock, low: u64, high: u64, what: &str) {
+        assert!(
+            !clock.past_no_new_iteration(low),
+            "{what}: past at {low} ms"
+        );
+        assert!(
+            clock.past_no_new_iteration(high),
+            "{what}: not past at {high} ms"
+        );
+    }
+
+    #[test]
+    fn each_iteration_with_the_same_best_move_shortens_the_soft_limit_a_step() {
+        let mut clock = adapting_clock();
+        clock.note_best(7, 0);
+        soft_limit_between(&clock, 1550, 1650, "a new best move");
+        for (low, high) in [
+            (1200, 1300),
+            (950, 1050),
+            (800, 900),
+            (650, 750),
+            (650, 750),
+        ] {
+            clock.note_best(7, 0);
+            soft_limit_between(&clock, low, high, "the same best move again");
+        }
+    }
+
+    #[test]
+    fn only_a_fall_of_more_than_30_centipawns_extends_the_soft_limit() {
+        // Settled (scale 0.7), then a score that rises, a small fall, and a real fall, at a
+        // losing score where a ratio would misjudge them.
+        let mut clock = adapting_clock();
+        for _ in 0..5 {
+            clock.note_best(7, -300);
+        }
+        clock.note_best(7, -290);
+        soft_limit_between(&clock, 650, 750, "a rise");
+        clock.note_best(7, -310);
+        soft_limit_between(&clock, 650, 750, "a fall of 20");
+        clock.note_best(7, -400);
+        soft_limit_between(&clock, 860, 960, "a fall of 90");
+    }
+}

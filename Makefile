@@ -1,0 +1,42 @@
+# Builds the release engine as ./$(EXE) in the repository root.
+#
+# This is the entry point OpenBench's client uses: it unpacks the source, runs
+#     make -j EXE=<name> [EVALFILE=<network>]
+# in the engine's build path (here the repository root), takes ./<name> (./<name>.exe on
+# Windows) and runs `./<name> bench`. Plain `make` builds ./kestrel.
+#
+# CARGO (the cargo to use) and CARGO_TARGET_DIR are respected when set.
+
+CARGO ?= cargo
+EXE ?= kestrel
+TARGET_DIR := $(if $(CARGO_TARGET_DIR),$(CARGO_TARGET_DIR),target)
+
+ifeq ($(OS),Windows_NT)
+    SUFFIX := .exe
+else
+    SUFFIX :=
+endif
+
+# EVALFILE is the network OpenBench hands to an engine with one. Kestrel's evaluation has no
+# network yet, so the value is accepted and not used; once there is a net, this is where it
+# will be passed on to the build (build.rs reading it from the environment).
+ifneq ($(EVALFILE),)
+    $(info EVALFILE=$(EVALFILE) is not used: Kestrel has no evaluation network yet)
+endif
+
+# Older OpenBench clients also pass CC=<the engine's compiler> (here: cargo). It means nothing
+# to a Rust build and must not reach a build script that compiles C.
+unexport CC CXX
+
+.PHONY: all clean
+
+# Always hand over to cargo, which knows whether anything changed; the copy (not a link) is
+# what OpenBench moves away before it deletes the source tree. Cargo runs its own parallel
+# jobs, so make's -j changes nothing here.
+all:
+	$(CARGO) build --release
+	cp $(TARGET_DIR)/release/kestrel$(SUFFIX) $(EXE)$(SUFFIX)
+
+clean:
+	$(CARGO) clean
+	rm -f $(EXE)$(SUFFIX)
