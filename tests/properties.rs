@@ -245,6 +245,8 @@ proptest! {
                 }
                 Action::Force => engine = None,
                 Action::Go => {
+                    // `go` leaves analysis mode and plays.
+                    analyzing = false;
                     engine = Some(side_to_move(&model));
                     over |= ended(&model);
                 }
