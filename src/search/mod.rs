@@ -12,6 +12,9 @@ pub mod see;
 pub mod time;
 pub mod tt;
 
+mod qsearch;
+mod score;
+
 use crate::chess::{Move, Piece, Position, Role};
 use crate::eval::Evaluator;
 use crate::tablebase::{Tablebase, Wdl};
@@ -21,30 +24,19 @@ use movepick::{
     capture_of, is_quiet, noisy_score, piece_to, quiet_score, Context, MovePicker, Pick,
     ORDER_BAD_NOISY, ORDER_COUNTER, ORDER_GOOD_NOISY, ORDER_KILLER, ORDER_TT,
 };
-use see::{see_ge, SEE_VALUE};
+use see::see_ge;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed, Ordering::SeqCst};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 pub use tt::Bound;
 use tt::TranspositionTable;
 
+use score::{bound_cuts, bound_of, score_from_tt, score_to_tt, MATE_BOUND, TB_WIN_BOUND};
+pub use score::{is_mate_score, mate_in_moves, shown_centipawns, MATE, TB_WIN, TB_WIN_SHOWN};
+
 pub const MAX_PLY: usize = 128;
 pub const MAX_DEPTH: u32 = 100;
 pub const INFINITE: i32 = 32_000;
-/// Mate in `n` plies scores `MATE - n`.
-pub const MATE: i32 = 31_000;
-const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
-/// A tablebase win `n` plies from the root scores `TB_WIN - n`: above any evaluation and
-/// below every mate score, so a found mate still counts for more and shorter wins for more.
-pub const TB_WIN: i32 = MATE_BOUND - 1 - MAX_PLY as i32;
-/// Scores at least this far from 0 are tablebase wins or losses (or mates).
-const TB_WIN_BOUND: i32 = TB_WIN - MAX_PLY as i32;
-/// What a GUI is shown for a tablebase win: `TB_WIN - n` shows as `TB_WIN_SHOWN - n`
-/// centipawns (UCI `cp`, xboard thinking), the convention of Stockfish-like engines: far
-/// above any evaluation, yet no mate claim, which the tables' win/draw/loss cannot back.
-pub const TB_WIN_SHOWN: i32 = 20_000;
-/// The largest evaluation shown: one below the band of shown tablebase wins.
-const EVAL_SHOWN_MAX: i32 = TB_WIN_SHOWN - MAX_PLY as i32 - 1;
 /// `SyzygyProbeDepth`: the least remaining depth at which positions with as many pieces
 /// as the largest table are probed (smaller ones are probed at any depth).
 pub const DEFAULT_SYZYGY_PROBE_DEPTH: i32 = 1;
@@ -57,32 +49,6 @@ pub const POLL_INTERVAL: u64 = 1024;
 const THREADED_POLL_INTERVAL: u64 = 128;
 /// A root score this far below the previous iteration's means trouble: keep searching.
 const SCORE_DROP_MARGIN: i32 = 30;
-
-/// Whether a score says somebody mates.
-pub fn is_mate_score(score: i32) -> bool {
-    score.abs() >= MATE_BOUND
-}
-
-/// Moves to mate (positive: we mate; negative: we are mated), for mate scores.
-pub fn mate_in_moves(score: i32) -> i32 {
-    if score > 0 {
-        (MATE - score + 1) / 2
-    } else {
-        -(MATE + score) / 2
-    }
-}
-
-/// The centipawns shown to a GUI for a score that is not a mate (see `is_mate_score`): a
-/// tablebase win `n` plies away (`TB_WIN - n`) as `TB_WIN_SHOWN - n`, a loss the negative,
-/// anything else as it is, kept below that band.
-pub fn shown_centipawns(score: i32) -> i32 {
-    if score.abs() >= TB_WIN_BOUND {
-        let plies = (TB_WIN - score.abs()).clamp(0, MAX_PLY as i32);
-        score.signum() * (TB_WIN_SHOWN - plies)
-    } else {
-        score.clamp(-EVAL_SHOWN_MAX, EVAL_SHOWN_MAX)
-    }
-}
 
 /// What the search reports after each completed iteration.
 #[derive(Clone, Debug)]
@@ -1676,152 +1642,6 @@ impl Worker {
         }
     }
 
-    /// The quiescence search: captures and queen promotions until the position is quiet,
-    /// every evasion when in check, and at its first ply (`checks`) also the quiet moves
-    /// that give check without losing material, so that a mate or a forking check just
-    /// beyond the depth is seen.
-    fn quiescence(
-        &mut self,
-        pos: &Position,
-        mut alpha: i32,
-        beta: i32,
-        ply: usize,
-        checks: bool,
-        hook: &mut dyn SearchHook,
-    ) -> i32 {
-        self.pv_len[ply] = 0;
-        if self.enter_node(hook) {
-            return 0;
-        }
-        self.seldepth = self.seldepth.max(ply as u32);
-        if ply >= MAX_PLY {
-            return self.evaluator.evaluate(pos);
-        }
-        let key = pos.key();
-        let tt_hit = self.tt.probe(key);
-        let mut tt_move = Move::NONE;
-        if let Some(hit) = tt_hit {
-            tt_move = hit.mv;
-            if bound_cuts(hit, ply, alpha, beta) {
-                return score_from_tt(hit.score, ply);
-            }
-        }
-        let in_check = pos.in_check();
-        let mut best_score = -INFINITE;
-        let mut raw_eval = NO_EVAL;
-        let mut stand_pat = NO_EVAL;
-        if !in_check {
-            raw_eval = match tt_hit {
-                Some(hit) if hit.eval != NO_EVAL => hit.eval,
-                _ => self.evaluator.evaluate(pos),
-            };
-            stand_pat = self.corrected(pos, raw_eval);
-            if stand_pat >= beta {
-                return stand_pat;
-            }
-            alpha = alpha.max(stand_pat);
-            best_score = stand_pat;
-        }
-        // In check every evasion is searched, so mates are seen; otherwise only noisy moves.
-        let earlier = self.earlier_moves(ply);
-        let mut picker = MovePicker::new(
-            pos,
-            &self.history,
-            Context {
-                tt_move,
-                killers: [Move::NONE; 2],
-                counter: Move::NONE,
-                earlier,
-            },
-            !in_check,
-        );
-        let original_alpha = alpha;
-        let mut best = QuiescenceBest {
-            score: best_score,
-            mv: Move::NONE,
-            alpha,
-        };
-        let mut legal = 0;
-        while let Some(Pick { mv, score: order }) = picker.next(pos, &self.history) {
-            legal += 1;
-            if !in_check {
-                // Only queen promotions; under-promotions almost never matter here.
-                if mv.promotion_role().is_some_and(|r| r != Role::Queen) {
-                    continue;
-                }
-                // Delta pruning: even winning the piece outright would not reach alpha.
-                if mv.promotion_role().is_none() {
-                    let victim = capture_of(pos, mv).1;
-                    if stand_pat + SEE_VALUE[victim.index()] + 200 <= best.alpha {
-                        continue;
-                    }
-                }
-                // Losing captures are not worth a look (the picker gives them last).
-                if order < 0 {
-                    break;
-                }
-            }
-            if self.quiescence_move(pos, mv, beta, ply, &mut best, hook) {
-                break;
-            }
-        }
-        if checks && !in_check && !self.stopped && best.alpha < beta {
-            let check_squares = pos.check_squares();
-            for mv in pos.quiet_moves().iter().copied() {
-                if pos.gives_check_with(&check_squares, mv)
-                    && see_ge(pos, mv, 0)
-                    && self.quiescence_move(pos, mv, beta, ply, &mut best, hook)
-                {
-                    break;
-                }
-            }
-        }
-        if self.stopped {
-            return 0;
-        }
-        if in_check && legal == 0 {
-            return -MATE + ply as i32;
-        }
-        let bound = bound_of(best.score, original_alpha, beta);
-        self.tt.store(
-            key,
-            best.mv,
-            score_to_tt(best.score, ply),
-            0,
-            bound,
-            raw_eval,
-        );
-        best.score
-    }
-
-    /// Searches `mv` from the quiescence node `pos` and folds its score into `best`.
-    /// Returns true when the node is done: the move cut, or the search was stopped.
-    fn quiescence_move(
-        &mut self,
-        pos: &Position,
-        mv: Move,
-        beta: i32,
-        ply: usize,
-        best: &mut QuiescenceBest,
-        hook: &mut dyn SearchHook,
-    ) -> bool {
-        let child = pos.after(mv);
-        self.tt.prefetch(child.key());
-        let score = -self.quiescence(&child, -beta, -best.alpha, ply + 1, false, hook);
-        if self.stopped {
-            return true;
-        }
-        if score > best.score {
-            best.score = score;
-            if score > best.alpha {
-                best.mv = mv;
-                best.alpha = score;
-                self.update_pv(ply, mv);
-            }
-        }
-        best.alpha >= beta
-    }
-
     /// The root's first move order: hash move, good captures, quiet moves by history, losing
     /// captures (iterations after the first keep the order the last one found).
     fn order_score(&self, pos: &Position, mv: Move, tt_move: Move) -> i32 {
@@ -1840,59 +1660,6 @@ impl Worker {
         } else {
             ORDER_BAD_NOISY + noisy_score(pos, &self.history, mv)
         }
-    }
-}
-
-/// The best a quiescence node has found so far.
-struct QuiescenceBest {
-    score: i32,
-    mv: Move,
-    /// The window's lower bound, raised by every better score.
-    alpha: i32,
-}
-
-/// What a node's best score says about its value, given the window it was searched in.
-#[inline(always)]
-fn bound_of(best_score: i32, alpha: i32, beta: i32) -> Bound {
-    if best_score >= beta {
-        Bound::Lower
-    } else if best_score > alpha {
-        Bound::Exact
-    } else {
-        Bound::Upper
-    }
-}
-
-/// Whether a stored result settles the node's value for the window (alpha, beta).
-#[inline(always)]
-fn bound_cuts(hit: tt::Hit, ply: usize, alpha: i32, beta: i32) -> bool {
-    let score = score_from_tt(hit.score, ply);
-    match hit.bound {
-        Bound::Exact => true,
-        Bound::Lower => score >= beta,
-        Bound::Upper => score <= alpha,
-        Bound::None => false,
-    }
-}
-
-/// Mate and tablebase scores are stored relative to the node, not the root.
-fn score_to_tt(score: i32, ply: usize) -> i32 {
-    if score >= TB_WIN_BOUND {
-        score + ply as i32
-    } else if score <= -TB_WIN_BOUND {
-        score - ply as i32
-    } else {
-        score
-    }
-}
-
-fn score_from_tt(score: i32, ply: usize) -> i32 {
-    if score >= TB_WIN_BOUND {
-        score - ply as i32
-    } else if score <= -TB_WIN_BOUND {
-        score + ply as i32
-    } else {
-        score
     }
 }
 
@@ -1950,40 +1717,6 @@ mod tests {
             ..Default::default()
         };
         searcher.search(&pos, &params, &mut FixedLimits::new(None, None))
-    }
-
-    /// The quiescence search's first ply looks at quiet checks: a back-rank mate by a rook
-    /// move is found there, and not at the plies after it (where only captures are tried).
-    #[test]
-    fn quiescence_sees_a_quiet_mating_check_at_its_first_ply() {
-        let pos = Position::from_fen("6k1/5ppp/8/8/8/8/8/3R2K1 w - - 0 1").unwrap();
-        let quiescence = |checks: bool| {
-            let mut searcher = Searcher::new(1);
-            let mut hook = FixedLimits::new(None, None);
-            searcher
-                .main
-                .quiescence(&pos, -INFINITE, INFINITE, 0, checks, &mut hook)
-        };
-        assert_eq!(quiescence(true), MATE - 1);
-        assert!(!is_mate_score(quiescence(false)));
-    }
-
-    #[test]
-    fn tablebase_scores_show_in_their_band_above_every_evaluation() {
-        assert_eq!(shown_centipawns(TB_WIN - 1), TB_WIN_SHOWN - 1);
-        assert_eq!(shown_centipawns(-TB_WIN + 17), -TB_WIN_SHOWN + 17);
-        assert_eq!(
-            shown_centipawns(TB_WIN_BOUND),
-            TB_WIN_SHOWN - MAX_PLY as i32
-        );
-        assert_eq!(shown_centipawns(0), 0);
-        assert_eq!(shown_centipawns(-1135), -1135);
-        // The largest evaluation still shows below the lowest table win.
-        assert_eq!(
-            shown_centipawns(TB_WIN_BOUND - 1),
-            TB_WIN_SHOWN - MAX_PLY as i32 - 1
-        );
-        assert!(!is_mate_score(TB_WIN));
     }
 
     /// Stops the search as soon as a root move other than the last iteration's best fails
