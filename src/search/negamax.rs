@@ -1,0 +1,589 @@
+//! The alpha-beta search below the root: a negamax with principal variation search, hash
+//! cutoffs, the in-tree tablebase probe, pruning (reverse futility, null move, late-move
+//! and SEE pruning), singular extensions and late-move reductions; and what it learns at a
+//! cutoff (history, killers, countermoves) and from its scores (evaluation correction).
+
+use super::history;
+use super::movepick::{
+    capture_of, is_quiet, piece_to, quiet_score, Context, MovePicker, Pick, ORDER_COUNTER,
+    ORDER_KILLER,
+};
+use super::score::{
+    bound_cuts, bound_of, is_mate_score, score_from_tt, score_to_tt, MATE, MATE_BOUND, TB_WIN,
+    TB_WIN_BOUND,
+};
+use super::see::see_ge;
+use super::{Bound, SearchHook, Worker, FRAME_OFFSET, INFINITE, MAX_DEPTH, MAX_PLY, NO_EVAL};
+use crate::chess::{Move, Position};
+use crate::tablebase::Wdl;
+use std::sync::atomic::Ordering::Relaxed;
+
+/// Late-move reductions, in plies, by depth and move number: grows with the log of both.
+pub(super) struct Reductions([[u8; 64]; 64]);
+
+impl Reductions {
+    pub(super) fn new() -> Reductions {
+        let mut table = [[0u8; 64]; 64];
+        for (depth, row) in table.iter_mut().enumerate().skip(1) {
+            for (number, r) in row.iter_mut().enumerate().skip(1) {
+                let v = 0.75 + (depth as f64).ln() * (number as f64).ln() / 2.25;
+                *r = v.clamp(0.0, 63.0) as u8;
+            }
+        }
+        Reductions(table)
+    }
+
+    #[inline(always)]
+    fn get(&self, depth: i32, number: usize) -> i32 {
+        self.0[(depth as usize).min(63)][number.min(63)] as i32
+    }
+}
+
+impl Worker {
+    /// The static evaluation `raw_eval` of `pos` with the correction history's average
+    /// error added; `NO_EVAL` (in check) stays.
+    #[inline(always)]
+    pub(super) fn corrected(&self, pos: &Position, raw_eval: i32) -> i32 {
+        if raw_eval == NO_EVAL {
+            return NO_EVAL;
+        }
+        (raw_eval + self.correction.get(pos)).clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
+    }
+
+    pub(super) fn update_pv(&mut self, ply: usize, mv: Move) {
+        let child_len = self.pv_len[ply + 1].min(MAX_PLY - ply - 1);
+        self.pv[ply][0] = mv;
+        for i in 0..child_len {
+            self.pv[ply][i + 1] = self.pv[ply + 1][i];
+        }
+        self.pv_len[ply] = child_len + 1;
+    }
+
+    /// Draw by the 50-move rule, insufficient material, or repetition: once inside the
+    /// search tree (the root included), twice if the earlier positions are before the root.
+    fn is_draw(&self, pos: &Position) -> bool {
+        if pos.halfmove_clock() >= 100 || pos.is_insufficient_material() {
+            return true;
+        }
+        let key = pos.key();
+        let len = self.keys.len();
+        let floor = len
+            .saturating_sub(pos.halfmove_clock() as usize)
+            .max(self.null_floor);
+        let mut seen_before_root = 0;
+        let mut back = 2;
+        while back <= len && len - back >= floor {
+            let index = len - back;
+            if self.keys[index] == key {
+                if index >= self.root_index {
+                    return true;
+                }
+                seen_before_root += 1;
+                if seen_before_root >= 2 {
+                    return true;
+                }
+            }
+            back += 2;
+        }
+        false
+    }
+
+    #[inline]
+    pub(super) fn enter_node(&mut self, hook: &mut dyn SearchHook) -> bool {
+        self.nodes += 1;
+        if self.nodes.is_multiple_of(self.poll_interval) && hook.poll(self.nodes) {
+            self.stopped = true;
+        }
+        self.stopped
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn negamax(
+        &mut self,
+        pos: &Position,
+        mut depth: i32,
+        mut alpha: i32,
+        mut beta: i32,
+        ply: usize,
+        is_pv: bool,
+        cut_node: bool,
+        hook: &mut dyn SearchHook,
+    ) -> i32 {
+        let in_check = pos.in_check();
+        if in_check {
+            depth += 1;
+        }
+        if depth <= 0 {
+            return self.quiescence(pos, alpha, beta, ply, true, hook);
+        }
+        self.pv_len[ply] = 0;
+        if self.enter_node(hook) {
+            return 0;
+        }
+        if self.is_draw(pos) {
+            // A 50-move position that is mate is still mate.
+            if !(pos.halfmove_clock() >= 100 && in_check && !pos.has_legal_moves()) {
+                return 0;
+            }
+        }
+        if ply >= MAX_PLY {
+            return self.evaluator.evaluate(pos);
+        }
+        // Mate distance pruning: no line here can beat a mate already found nearer the root.
+        alpha = alpha.max(-MATE + ply as i32);
+        beta = beta.min(MATE - ply as i32 - 1);
+        if alpha >= beta {
+            return alpha;
+        }
+        self.seldepth = self.seldepth.max(ply as u32);
+
+        let key = pos.key();
+        let excluded = self.frames[ply + FRAME_OFFSET].excluded;
+        // A search with a move excluded is about a different tree: no hash cutoffs.
+        let tt_hit = if excluded.is_none() {
+            self.tt.probe(key)
+        } else {
+            None
+        };
+        let mut tt_move = Move::NONE;
+        if let Some(hit) = tt_hit {
+            tt_move = hit.mv;
+            if !is_pv && hit.depth >= depth && bound_cuts(hit, ply, alpha, beta) {
+                return score_from_tt(hit.score, ply);
+            }
+        }
+
+        // Tablebases: exact only right after a capture or pawn move (the 50-move counter
+        // at 0) and without castling rights. A win or loss is a bound (a mate may be
+        // nearer than the table says); a draw is exact.
+        let mut tb_floor = -INFINITE;
+        let mut tb_ceiling = INFINITE;
+        if let Some(tables) = self.tb.tables.as_deref().filter(|_| excluded.is_none()) {
+            let pieces = pos.occupied().count();
+            if pos.halfmove_clock() == 0
+                && tables.covers(pos)
+                && (pieces < tables.largest() || depth >= self.tb.probe_depth)
+            {
+                if let Some(wdl) = tables.probe_wdl(pos) {
+                    self.tb.hits.fetch_add(1, Relaxed);
+                    let (score, bound) = match wdl {
+                        Wdl::Win => (TB_WIN - ply as i32, Bound::Lower),
+                        Wdl::Loss => (-TB_WIN + ply as i32, Bound::Upper),
+                        // Wins and losses the 50-move rule spoils are draws.
+                        _ => (0, Bound::Exact),
+                    };
+                    let cuts = match bound {
+                        Bound::Lower => score >= beta,
+                        Bound::Upper => score <= alpha,
+                        _ => true,
+                    };
+                    if cuts {
+                        self.tt.store(
+                            key,
+                            Move::NONE,
+                            score_to_tt(score, ply),
+                            (depth + 6).min(MAX_DEPTH as i32),
+                            bound,
+                            NO_EVAL,
+                        );
+                        return score;
+                    }
+                    if is_pv {
+                        if bound == Bound::Lower {
+                            tb_floor = score;
+                            alpha = alpha.max(score);
+                        } else {
+                            tb_ceiling = score;
+                        }
+                    }
+                }
+            }
+        }
+
+        let raw_eval = match tt_hit {
+            _ if in_check => NO_EVAL,
+            Some(hit) if hit.eval != NO_EVAL => hit.eval,
+            _ => self.evaluator.evaluate(pos),
+        };
+        let static_eval = self.corrected(pos, raw_eval);
+        self.frame(ply).static_eval = static_eval;
+        // The hash score, where its bound allows, is a better guess than the static one.
+        let eval = match tt_hit {
+            Some(hit) if !in_check && !is_mate_score(hit.score) => {
+                let score = hit.score;
+                let tighter = match hit.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => score > static_eval,
+                    Bound::Upper => score < static_eval,
+                    Bound::None => false,
+                };
+                if tighter {
+                    score
+                } else {
+                    static_eval
+                }
+            }
+            _ => static_eval,
+        };
+        self.frame(ply + 1).killers = [Move::NONE; 2];
+        // Better than two plies ago (our last turn): prune less, reduce less.
+        let improving = !in_check && {
+            let two_back = self.frames[ply + FRAME_OFFSET - 2].static_eval;
+            two_back == NO_EVAL || static_eval > two_back
+        };
+        let us = pos.side_to_move();
+
+        if !is_pv && !in_check && excluded.is_none() {
+            // Reverse futility: far above beta at low depth, assume it holds.
+            if depth <= 8 && eval - 80 * (depth - improving as i32) >= beta && !is_mate_score(beta)
+            {
+                return eval;
+            }
+            // Null move: if passing still fails high, a real move surely would.
+            if depth >= 3
+                && eval >= beta
+                && self.frames[ply + FRAME_OFFSET - 1].moved.is_some()
+                && !pos.only_king_and_pawns(us)
+            {
+                let r = 3 + depth / 3 + ((eval - beta) / 200).min(3);
+                let mut null = *pos;
+                null.play_null();
+                self.keys.push(key);
+                self.frame(ply).moved = None;
+                let saved_floor = self.null_floor;
+                self.null_floor = self.keys.len();
+                let score = -self.negamax(
+                    &null,
+                    depth - 1 - r,
+                    -beta,
+                    -beta + 1,
+                    ply + 1,
+                    false,
+                    !cut_node,
+                    hook,
+                );
+                self.null_floor = saved_floor;
+                self.keys.pop();
+                if self.stopped {
+                    return 0;
+                }
+                if score >= beta {
+                    // Neither a mate nor a table win is proven by passing.
+                    return if score.abs() >= TB_WIN_BOUND {
+                        beta
+                    } else {
+                        score
+                    };
+                }
+            }
+        }
+
+        // Internal iterative reduction: with no hash move this node is probably new to us;
+        // search it a ply shallower rather than spend a full depth guessing.
+        if depth >= 4 && tt_move.is_none() {
+            depth -= 1;
+        }
+
+        let earlier = self.earlier_moves(ply);
+        let mut picker = MovePicker::new(
+            pos,
+            &self.history,
+            Context {
+                tt_move,
+                killers: self.frames[ply + FRAME_OFFSET].killers,
+                counter: self.history.countermove(earlier[0]),
+                earlier,
+            },
+            false,
+        );
+
+        let original_alpha = alpha;
+        let mut best_score = -INFINITE;
+        let mut best_move = Move::NONE;
+        let mut quiets_tried = [Move::NONE; 64];
+        let mut quiet_count = 0;
+        let mut noisy_tried = [Move::NONE; 32];
+        let mut noisy_count = 0;
+        let mut legal = 0;
+        let mut searched = 0;
+        let has_pieces = !pos.only_king_and_pawns(us);
+        let check_squares = pos.check_squares();
+        self.keys.push(key);
+        while let Some(Pick { mv, score: order }) = picker.next(pos, &self.history) {
+            legal += 1;
+            if mv == excluded {
+                continue;
+            }
+            let quiet = is_quiet(pos, mv);
+            let gives_check = pos.gives_check_with(&check_squares, mv);
+
+            // Prune before making the move: at low depth, with a move already searched
+            // and no mate against us to defend, late and hopeless moves are skipped.
+            if best_score > -MATE_BOUND && has_pieces {
+                if quiet {
+                    let lmr_depth = (depth - 1 - self.reductions.get(depth, searched + 1)).max(0);
+                    // Only this move: a later quiet move may still give check.
+                    if !in_check && !gives_check {
+                        let late = (3 + depth * depth) / (2 - improving as i32);
+                        if depth <= 8 && quiet_count as i32 >= late {
+                            continue;
+                        }
+                        if lmr_depth <= 8 && eval + 100 + 90 * lmr_depth <= alpha {
+                            continue;
+                        }
+                    }
+                    if lmr_depth <= 8 && !see_ge(pos, mv, -25 * lmr_depth * lmr_depth) {
+                        continue;
+                    }
+                } else if depth <= 8 && order < ORDER_KILLER && !see_ge(pos, mv, -100 * depth) {
+                    continue;
+                }
+            }
+
+            // Singular extension: if every other move falls well short of the hash move's
+            // score, the hash move is forced: search it deeper. If even without it the node
+            // fails high, several moves cut: trust that (multi-cut).
+            let mut extension = 0;
+            if mv == tt_move && depth >= 8 && ply > 0 && excluded.is_none() {
+                if let Some(hit) = tt_hit.filter(|h| {
+                    h.bound != Bound::Upper && h.depth >= depth - 3 && !is_mate_score(h.score)
+                }) {
+                    let singular_beta = hit.score - 2 * depth;
+                    self.frame(ply).excluded = mv;
+                    self.keys.pop();
+                    let score = self.negamax(
+                        pos,
+                        (depth - 1) / 2,
+                        singular_beta - 1,
+                        singular_beta,
+                        ply,
+                        false,
+                        cut_node,
+                        hook,
+                    );
+                    self.keys.push(key);
+                    self.frame(ply).excluded = Move::NONE;
+                    if self.stopped {
+                        self.keys.pop();
+                        return 0;
+                    }
+                    if score < singular_beta {
+                        extension = 1;
+                    } else if singular_beta >= beta {
+                        self.keys.pop();
+                        return singular_beta;
+                    }
+                }
+            }
+
+            let child = pos.after(mv);
+            self.tt.prefetch(child.key());
+            self.frame(ply).moved = Some(piece_to(pos, mv));
+            let new_depth = depth - 1 + extension;
+            let mut score;
+            if searched == 0 {
+                score = -self.negamax(
+                    &child,
+                    new_depth,
+                    -beta,
+                    -alpha,
+                    ply + 1,
+                    is_pv,
+                    !is_pv && !cut_node,
+                    hook,
+                );
+            } else {
+                // Late moves are searched shallower first, and again at full depth only if
+                // they look better than the best so far.
+                let mut reduction = 0;
+                if depth >= 3 && searched > is_pv as usize && (quiet || order < 0) && !gives_check {
+                    reduction = self.reductions.get(depth, searched + 1);
+                    if quiet {
+                        // Looked up here, not for every move: pruned moves never need it.
+                        let history_score =
+                            quiet_score(pos, &self.history, us.index(), mv, earlier);
+                        reduction -= history_score / 8_192;
+                        if order >= ORDER_COUNTER {
+                            reduction -= 1;
+                        }
+                    }
+                    reduction += !improving as i32 + cut_node as i32;
+                    reduction -= is_pv as i32;
+                    reduction = reduction.clamp(0, new_depth - 1);
+                }
+                score = -self.negamax(
+                    &child,
+                    new_depth - reduction,
+                    -alpha - 1,
+                    -alpha,
+                    ply + 1,
+                    false,
+                    true,
+                    hook,
+                );
+                if score > alpha && reduction > 0 && !self.stopped {
+                    score = -self.negamax(
+                        &child,
+                        new_depth,
+                        -alpha - 1,
+                        -alpha,
+                        ply + 1,
+                        false,
+                        !cut_node,
+                        hook,
+                    );
+                }
+                if score > alpha && score < beta && is_pv && !self.stopped {
+                    score =
+                        -self.negamax(&child, new_depth, -beta, -alpha, ply + 1, true, false, hook);
+                }
+            }
+            searched += 1;
+            if self.stopped {
+                self.keys.pop();
+                return 0;
+            }
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    best_move = mv;
+                    alpha = score;
+                    if is_pv {
+                        self.update_pv(ply, mv);
+                    }
+                    if alpha >= beta {
+                        self.learn_cutoff(
+                            pos,
+                            ply,
+                            depth,
+                            mv,
+                            &quiets_tried[..quiet_count],
+                            &noisy_tried[..noisy_count],
+                        );
+                        break;
+                    }
+                }
+            }
+            if quiet {
+                if quiet_count < quiets_tried.len() {
+                    quiets_tried[quiet_count] = mv;
+                    quiet_count += 1;
+                }
+            } else if noisy_count < noisy_tried.len() {
+                noisy_tried[noisy_count] = mv;
+                noisy_count += 1;
+            }
+        }
+        self.keys.pop();
+        if legal == 0 {
+            return if in_check { -MATE + ply as i32 } else { 0 };
+        }
+        if searched == 0 {
+            // Every move was pruned: fall back to a fail-low at alpha.
+            return alpha;
+        }
+        // The tables' bound holds whatever this search found.
+        let best_score = best_score.max(tb_floor).min(tb_ceiling);
+        let bound = bound_of(best_score, original_alpha, beta);
+        if !excluded.is_none() {
+            return best_score;
+        }
+        // Learn how far the static evaluation was off, where the search's score says so: a
+        // quiet position (no capture found best), and a bound on the right side of it.
+        if !in_check
+            && (best_move.is_none() || is_quiet(pos, best_move))
+            && best_score.abs() < TB_WIN_BOUND
+            && !(bound == Bound::Lower && best_score <= static_eval)
+            && !(bound == Bound::Upper && best_score >= static_eval)
+        {
+            self.correction.update(pos, depth, raw_eval, best_score);
+        }
+        // A fail-low proves no move best: keep whatever move the table already has.
+        self.tt.store(
+            key,
+            best_move,
+            score_to_tt(best_score, ply),
+            depth,
+            bound,
+            raw_eval,
+        );
+        best_score
+    }
+
+    /// A move cut at `ply`: reward it, and punish the moves of its kind tried before it.
+    fn learn_cutoff(
+        &mut self,
+        pos: &Position,
+        ply: usize,
+        depth: i32,
+        mv: Move,
+        quiets: &[Move],
+        noisy: &[Move],
+    ) {
+        let bonus = history::bonus(depth);
+        let us = pos.side_to_move().index();
+        if is_quiet(pos, mv) {
+            let earlier = self.earlier_moves(ply);
+            self.history
+                .update_quiet(us, mv, piece_to(pos, mv), earlier, bonus);
+            for &q in quiets {
+                self.history
+                    .update_quiet(us, q, piece_to(pos, q), earlier, -bonus);
+            }
+            let frame = self.frame(ply);
+            if frame.killers[0] != mv {
+                frame.killers[1] = frame.killers[0];
+                frame.killers[0] = mv;
+            }
+            self.history.set_countermove(earlier[0], mv);
+        } else {
+            let (mover, victim) = capture_of(pos, mv);
+            self.history.update_capture(mover, mv.to(), victim, bonus);
+        }
+        for &n in noisy {
+            let (mover, victim) = capture_of(pos, n);
+            self.history.update_capture(mover, n.to(), victim, -bonus);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::tt::TranspositionTable;
+    use std::sync::Arc;
+
+    #[test]
+    fn repetition_and_fifty_moves_are_draws() {
+        let mut searcher = Worker::new(Arc::new(TranspositionTable::new(1)));
+        let pos = Position::from_fen("4k3/8/8/8/8/8/R7/4K3 w - - 6 40").unwrap();
+        // The same position four plies back, inside the search tree: a repetition.
+        searcher.keys = vec![pos.key(), 1, 2, 3];
+        searcher.root_index = 0;
+        assert!(searcher.is_draw(&pos));
+        // Once before the root is not yet a draw: the game could go on from there.
+        searcher.root_index = 2;
+        assert!(!searcher.is_draw(&pos));
+        // Twice before the root is (the third time is now).
+        let twice = Position::from_fen("4k3/8/8/8/8/8/R7/4K3 w - - 8 40").unwrap();
+        searcher.keys = vec![twice.key(), 1, twice.key(), 3, 4, 5];
+        searcher.root_index = 6;
+        assert!(searcher.is_draw(&twice));
+        searcher.root_index = 0;
+        // An odd distance cannot be the same side to move; not a repetition.
+        searcher.keys = vec![pos.key(), 1, 2];
+        assert!(!searcher.is_draw(&pos));
+        // Beyond the last capture or pawn move it cannot repeat.
+        let fresh = Position::from_fen("4k3/8/8/8/8/8/R7/4K3 w - - 2 40").unwrap();
+        searcher.keys = vec![fresh.key(), 1, 2, 3];
+        assert!(!searcher.is_draw(&fresh));
+        // Nor across a null move.
+        searcher.keys = vec![pos.key(), 1, 2, 3];
+        searcher.null_floor = 1;
+        assert!(!searcher.is_draw(&pos));
+        searcher.null_floor = 0;
+        let fifty = Position::from_fen("4k3/8/8/8/8/8/R7/4K3 w - - 100 90").unwrap();
+        searcher.keys.clear();
+        assert!(searcher.is_draw(&fifty));
+    }
+}
