@@ -485,6 +485,24 @@ fn xboard_thinking_shows_the_tables_verdict() {
             .map(|t| t.score)
             .collect();
         assert_verdict_shown(fen, verdict, root_in_tables, &scores);
+        // The thinking line's seventh field counts the probes that answered, as UCI's
+        // `tbhits` does: a search in the tables has some.
+        let tbhits: Vec<u64> = before
+            .iter()
+            .filter(|l| thinking(l).is_some())
+            .filter_map(|l| {
+                l.split('\t')
+                    .next()?
+                    .split_whitespace()
+                    .nth(6)?
+                    .parse()
+                    .ok()
+            })
+            .collect();
+        assert!(
+            tbhits.last().is_some_and(|&n| n > 0),
+            "{fen}: tbhits {tbhits:?}"
+        );
     }
 }
 

@@ -429,7 +429,7 @@ impl Driver {
             } else {
                 (0, "stalemate")
             };
-            let line = thinking_line(0, score, Duration::ZERO, 0, 0, &format!("({why})"));
+            let line = thinking_line(0, score, Duration::ZERO, 0, 0, 0, &format!("({why})"));
             s.send(&line);
         }
         // Nothing (more) to search here: wait for input rather than search again.
@@ -1018,6 +1018,7 @@ impl Front for Session {
                 search.clock.elapsed(info.nodes),
                 info.nodes,
                 info.seldepth,
+                info.tbhits,
                 &pv,
             );
             self.send(&line);

@@ -446,12 +446,13 @@ pub fn thinking_line(
     elapsed: Duration,
     nodes: u64,
     seldepth: u32,
+    tbhits: u64,
     pv: &str,
 ) -> String {
     let cs = elapsed.as_millis() / 10;
     let nps = (nodes as f64 / elapsed.as_secs_f64().max(0.001)) as u64;
     format!(
-        "{depth} {} {cs} {nodes} {seldepth} {nps} 0\t{pv}",
+        "{depth} {} {cs} {nodes} {seldepth} {nps} {tbhits}\t{pv}",
         format_score(score)
     )
 }
