@@ -1,5 +1,5 @@
 //! The stdin reader thread: reads whole lines and sends them down a channel, nothing more.
-//! End of input becomes `quit`. Bytes that are not UTF-8 are replaced (the driver rejects
+//! End of input becomes `quit`. Bytes that are not UTF-8 are replaced (the session rejects
 //! such lines with an error), and an endless line is cut at `MAX_LINE` bytes.
 
 use crossbeam_channel::{unbounded, Receiver, Sender};
@@ -9,7 +9,7 @@ use std::thread;
 /// Longer input lines are cut here; the rest up to the newline is dropped.
 pub const MAX_LINE: usize = 1 << 20;
 
-/// Marks a line that was cut; the driver answers it with an error.
+/// Marks a line that was cut; the session (xboard or UCI) answers it with an error.
 pub const TRUNCATED_MARK: &str = "\u{0}truncated\u{0}";
 
 /// Starts the reader thread on `input` and returns the receiving end of its channel.
@@ -50,7 +50,7 @@ fn read_lines<R: BufRead>(mut input: R, tx: Sender<String>) {
             line.insert_str(0, TRUNCATED_MARK);
         }
         if tx.send(line).is_err() {
-            return; // the driver has gone
+            return; // the session has ended
         }
     }
     let _ = tx.send("quit".to_string());
