@@ -310,6 +310,33 @@ fn saves_the_queen(mv: &str) -> bool {
         .all(|sq| !after.is_attacked(sq, Color::Black, after.occupied()))
 }
 
+/// xboard: the engine plays White in `QUEEN_EN_PRISE` under `level` with `time` centiseconds
+/// on its clock; asserts the move is the one its search last reported and saves the queen.
+fn xboard_queen_move(e: &mut Engine, level: &str, time: &str) {
+    e.send("new");
+    e.send("force");
+    e.send("post");
+    e.send(&format!("level {level}"));
+    e.send(&format!("setboard {QUEEN_EN_PRISE}"));
+    e.send(&format!("time {time}"));
+    e.send("go");
+    let (line, lines) = e.wait_for("the move", 30 * SEC, |l| l.starts_with("move "));
+    let best = &line["move ".len()..];
+    let searched: Vec<_> = lines.iter().filter_map(|l| common::thinking(l)).collect();
+    let last = searched
+        .last()
+        .unwrap_or_else(|| panic!("level {level}, time {time}: no thinking before {best}"));
+    assert_eq!(
+        last.pv.first().map(String::as_str),
+        Some(best),
+        "{searched:?}"
+    );
+    assert!(
+        saves_the_queen(best),
+        "level {level}, time {time}: {best} leaves the queen"
+    );
+}
+
 /// Thread counts well above the machine's cores (and at least 64, as a GUI may set).
 fn too_many_threads() -> usize {
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
@@ -356,28 +383,7 @@ fn almost_no_time_still_finishes_depth_1() {
     // xboard: a second for the game and 5 cs (then nothing) on the clock.
     let mut e = Engine::started();
     for time in ["5", "0"] {
-        e.send("new");
-        e.send("force");
-        e.send("post");
-        e.send("level 0 1 0");
-        e.send(&format!("setboard {QUEEN_EN_PRISE}"));
-        e.send(&format!("time {time}"));
-        e.send("go");
-        let (line, lines) = e.wait_for("the move", 30 * SEC, |l| l.starts_with("move "));
-        let best = &line["move ".len()..];
-        let searched: Vec<_> = lines.iter().filter_map(|l| common::thinking(l)).collect();
-        let last = searched
-            .last()
-            .unwrap_or_else(|| panic!("time {time}: no thinking"));
-        assert_eq!(
-            last.pv.first().map(String::as_str),
-            Some(best),
-            "{searched:?}"
-        );
-        assert!(
-            saves_the_queen(best),
-            "time {time}: {best} leaves the queen"
-        );
+        xboard_queen_move(&mut e, "0 1 0", time);
     }
 }
 
@@ -426,25 +432,7 @@ fn more_threads_than_cores_keep_the_clock() {
     // xboard: a whole second left of ten, then a 2 s game run down move by move.
     let mut e = Engine::started();
     e.send(&format!("cores {threads}"));
-    e.send("new");
-    e.send("force");
-    e.send("post");
-    e.send("level 0 0:10 0");
-    e.send(&format!("setboard {QUEEN_EN_PRISE}"));
-    e.send("time 100");
-    e.send("go");
-    let (line, lines) = e.wait_for("the move", 30 * SEC, |l| l.starts_with("move "));
-    let best = &line["move ".len()..];
-    let searched: Vec<_> = lines.iter().filter_map(|l| common::thinking(l)).collect();
-    let last = searched
-        .last()
-        .unwrap_or_else(|| panic!("no thinking before {best}"));
-    assert_eq!(
-        last.pv.first().map(String::as_str),
-        Some(best),
-        "{searched:?}"
-    );
-    assert!(saves_the_queen(best), "{best} leaves the queen");
+    xboard_queen_move(&mut e, "0 0:10 0", "100");
 
     e.send("nopost");
     e.send("new");
