@@ -831,13 +831,14 @@ fn a_shredder_fen_castles_king_two_squares_without_chess960() {
     let (best, _, _) = e.expect_bestmove(10 * SEC);
     assert_eq!(best, "e8h8");
     // A real Chess960 array (king on b1) with UCI_Chess960 off: king takes rook is the
-    // only way to say which castling is meant.
+    // only way to say which castling is meant. (Queenside: king to c1 would be the
+    // two-square form; on the king side b1g1 reads the same both ways.)
     e.send("setoption name UCI_Chess960 value false");
     let fen = "rk4r1/pppppppp/8/8/8/8/PPPPPPPP/RK4R1 w GAga - 0 1";
     e.send(&format!("position fen {fen}"));
-    e.send("go depth 2 searchmoves b1g1");
+    e.send("go depth 2 searchmoves b1a1");
     let (best, _, _) = e.expect_bestmove(10 * SEC);
-    assert_eq!(best, "b1g1");
+    assert_eq!(best, "b1a1");
 }
 
 #[test]
