@@ -8,6 +8,7 @@
 //! * `datagen`: self-play games written as training data for the evaluation tuner.
 //! * `game`: a game in progress: moves, history for undo and repetitions, results.
 //! * `hashperft`: perft with a shared table of counts and threads (`kestrel perft --hash`).
+//! * `memory`: the memory of the big hash tables (huge pages, mapping, zeroing by threads).
 //! * `tablebase`: Syzygy endgame tablebases (through pyrrhic-rs).
 //! * `tune`: the Texel-style tuner of the evaluation weights (`kestrel tune`).
 
@@ -19,6 +20,7 @@ pub mod epd;
 pub mod eval;
 pub mod game;
 pub mod hashperft;
+mod memory;
 pub mod protocol;
 pub mod rng;
 pub mod search;
