@@ -1,26 +1,25 @@
-//! Kestrel: a chess engine for the WinBoard/xboard protocol.
+//! Kestrel: a chess engine for the xboard (CECP v2) and UCI protocols, with the offline tools
+//! that measure and train it.
 //!
-//! * `book`: Polyglot opening books (keys, reading, the weighted choice).
 //! * `chess`: the rules (position, move generation, FEN, notation, perft). Pure.
 //! * `eval`: static evaluation.
-//! * `search`: iterative deepening alpha-beta, transposition table, time limits.
-//! * `protocol`: the xboard driver: input thread, command parsing, the loop.
-//! * `datagen`: self-play games written as training data for the evaluation tuner.
-//! * `game`: a game in progress: moves, history for undo and repetitions, results.
-//! * `hashperft`: perft with a shared table of counts and threads (`kestrel perft --hash`).
+//! * `search`: iterative deepening alpha-beta, lazy SMP, transposition table, time limits.
+//! * `protocol`: the input thread, the engine core both protocols share, and the xboard and
+//!   UCI front ends on it.
+//! * `book`: Polyglot opening books (keys, reading, the weighted choice).
 //! * `tablebase`: Syzygy endgame tablebases (through pyrrhic-rs).
-//! * `tune`: the Texel-style tuner of the evaluation weights (`kestrel tune`).
+//! * `game`: a game in progress: moves, history for undo and repetitions, results.
+//! * `memory`: the memory of the big hash tables (huge pages, mapping, zeroing by threads).
+//! * `rng`: the small deterministic random number generator (book choices, self-play).
+//! * `tools`: the offline tools: bench, EPD suites, datagen, the tuner, hashed perft.
 
-pub mod bench;
 pub mod book;
 pub mod chess;
-pub mod datagen;
-pub mod epd;
 pub mod eval;
 pub mod game;
-pub mod hashperft;
+mod memory;
 pub mod protocol;
 pub mod rng;
 pub mod search;
 pub mod tablebase;
-pub mod tune;
+pub mod tools;

@@ -42,7 +42,7 @@ enum Command {
         /// Table of subtree counts, in MB, shared by the threads (0 = none). Counts stay
         /// exact at any size; a bigger table saves more work.
         #[arg(long, value_name = "MB", default_value_t = 0,
-              value_parser = clap::value_parser!(u64).range(0..=kestrel::hashperft::MAX_HASH_MB as u64))]
+              value_parser = clap::value_parser!(u64).range(0..=kestrel::tools::hashperft::MAX_HASH_MB as u64))]
         hash: u64,
         /// Counting threads.
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
@@ -51,7 +51,7 @@ enum Command {
     /// Search the fixed bench positions; prints total nodes (the search's signature) and nps.
     Bench {
         /// Depth of every search.
-        #[arg(default_value_t = kestrel::bench::DEFAULT_DEPTH,
+        #[arg(default_value_t = kestrel::tools::bench::DEFAULT_DEPTH,
               value_parser = clap::value_parser!(u32).range(1..=30))]
         depth: u32,
         /// Print a line per position.
@@ -193,7 +193,7 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            let config = kestrel::datagen::Config {
+            let config = kestrel::tools::datagen::Config {
                 games,
                 nodes,
                 threads: threads as usize,
@@ -220,7 +220,7 @@ fn main() -> ExitCode {
                 || std::thread::available_parallelism().map_or(1, |n| n.get()),
                 |t| t as usize,
             );
-            let opts = kestrel::tune::Options {
+            let opts = kestrel::tools::tune::Options {
                 epochs,
                 lr,
                 lambda,
@@ -237,7 +237,12 @@ fn main() -> ExitCode {
             verbose,
             threads,
         }) => {
-            let r = kestrel::bench::run(depth, threads as usize, &mut std::io::stdout(), verbose);
+            let r = kestrel::tools::bench::run(
+                depth,
+                threads as usize,
+                &mut std::io::stdout(),
+                verbose,
+            );
             println!(
                 "bench depth {depth}: {} nodes {} nps ({:.2} s)",
                 r.nodes,
@@ -286,7 +291,7 @@ fn run_hashed_perft(
     hash_mb: usize,
     threads: usize,
 ) -> ExitCode {
-    use kestrel::hashperft::{perft, PerftTable};
+    use kestrel::tools::hashperft::{perft, PerftTable};
     // The table is allocated before the clock starts; its pages are committed as it fills.
     let table = (hash_mb > 0).then(|| PerftTable::new(hash_mb));
     let start = Instant::now();
@@ -327,7 +332,7 @@ fn run_epd(
     threads: u32,
     hash_mb: usize,
 ) -> ExitCode {
-    use kestrel::epd::{read_epd_file, run_suite, EpdLimits};
+    use kestrel::tools::epd::{read_epd_file, run_suite, EpdLimits};
     if let Some(t) = time.filter(|t| !t.is_finite() || *t <= 0.0 || *t > 1e6) {
         eprintln!("error: --time must be a positive number of seconds, not {t}");
         return ExitCode::from(2);
@@ -389,7 +394,7 @@ fn read_openings(path: &std::path::Path) -> Result<Vec<Position>, String> {
     Ok(positions)
 }
 
-fn run_datagen(config: &kestrel::datagen::Config, out: &std::path::Path) -> ExitCode {
+fn run_datagen(config: &kestrel::tools::datagen::Config, out: &std::path::Path) -> ExitCode {
     let file = match std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -403,7 +408,7 @@ fn run_datagen(config: &kestrel::datagen::Config, out: &std::path::Path) -> Exit
     };
     let mut writer = std::io::BufWriter::new(file);
     let every = std::time::Duration::from_secs(10);
-    match kestrel::datagen::run(config, &mut writer, &mut std::io::stderr(), every) {
+    match kestrel::tools::datagen::run(config, &mut writer, &mut std::io::stderr(), every) {
         Ok(summary) => {
             eprintln!("{}", summary.line(config.games));
             eprintln!(
@@ -423,12 +428,12 @@ fn run_datagen(config: &kestrel::datagen::Config, out: &std::path::Path) -> Exit
 
 fn run_tune(
     files: &[PathBuf],
-    mut opts: kestrel::tune::Options,
+    mut opts: kestrel::tools::tune::Options,
     only: Option<&str>,
     out: &std::path::Path,
 ) -> ExitCode {
     use kestrel::eval::params::{weight_name, WEIGHTS};
-    use kestrel::tune::{self, Dataset};
+    use kestrel::tools::tune::{self, Dataset};
     if !(0.0..=1.0).contains(&opts.lambda) {
         eprintln!(
             "error: --lambda must be between 0 and 1, not {}",

@@ -1,7 +1,7 @@
 //! EPD test suites end to end: the shipped suites parse without errors, and the engine
 //! solves the easy Win At Chess positions at a fixed depth, deterministically.
 
-use kestrel::epd::{read_epd_file, run_suite, EpdEntry, EpdLimits, SuiteSummary};
+use kestrel::tools::epd::{read_epd_file, run_suite, EpdEntry, EpdLimits, SuiteSummary};
 use std::path::Path;
 use std::time::Duration;
 

@@ -1,11 +1,11 @@
 //! perft against published counts: the classic perft suite, Chess960 in Shredder-FEN and
 //! X-FEN, and Marcel van Kervinck's random positions. Also FEN round trips on all of them.
 //! Run with `cargo test --release`; the work is spread over the available cores. The hashed,
-//! threaded perft (`kestrel::hashperft`) is checked on the same counts with small tables, so
-//! that entries are replaced all the time.
+//! threaded perft (`kestrel::tools::hashperft`) is checked on the same counts with small
+//! tables, so that entries are replaced all the time.
 
 use kestrel::chess::{perft::perft, Position};
-use kestrel::hashperft::{self, PerftTable};
+use kestrel::tools::hashperft::{self, PerftTable};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 

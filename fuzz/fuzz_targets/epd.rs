@@ -1,6 +1,6 @@
 //! EPD lines: never panic; accepted entries hold legal best and avoid moves.
 #![no_main]
-use kestrel::epd::parse_epd_line;
+use kestrel::tools::epd::parse_epd_line;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

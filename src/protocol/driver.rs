@@ -311,8 +311,8 @@ impl Driver {
                 s.send(&format!("total {total}"));
             }
             Command::Bench(depth) => {
-                let depth = depth.unwrap_or(crate::bench::DEFAULT_DEPTH);
-                let r = crate::bench::run(depth, 1, &mut std::io::sink(), false);
+                let depth = depth.unwrap_or(crate::tools::bench::DEFAULT_DEPTH);
+                let r = crate::tools::bench::run(depth, 1, &mut std::io::sink(), false);
                 s.send(&format!(
                     "bench depth {depth}: {} nodes {} nps ({:.2} s)",
                     r.nodes,
@@ -462,7 +462,7 @@ impl Session {
 
     /// `test FILE [SECONDS]`: runs an EPD suite, one line per position, then the total.
     fn run_test_suite(&mut self, file: &str, seconds: f64) {
-        use crate::epd::{read_epd_file, run_suite, EpdLimits};
+        use crate::tools::epd::{read_epd_file, run_suite, EpdLimits};
         let lines = match read_epd_file(file) {
             Ok(lines) => lines,
             Err(e) => {

@@ -26,7 +26,7 @@
 //! each, all sharing the table.
 
 use crate::chess::{perft as plain, Color, Move, MoveList, Position, Role};
-use crate::search::tt::{bucket_start, Words};
+use crate::memory::{bucket_of, Words};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 const BUCKET_ENTRIES: usize = 4;
@@ -148,7 +148,7 @@ impl PerftTable {
 
     #[inline(always)]
     fn bucket(&self, key: u64) -> usize {
-        bucket_start(key, self.buckets)
+        bucket_of(key, self.buckets) * BUCKET_WORDS
     }
 
     /// Asks the processor to fetch the bucket of `key` now, to be probed soon.

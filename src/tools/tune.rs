@@ -611,7 +611,7 @@ mod tests {
 
     /// Positions from random games started at the sample openings.
     fn random_positions(games_per_opening: usize, plies: usize, every: usize) -> Vec<Position> {
-        let openings = include_str!("../tests/data/openings-sample.epd");
+        let openings = include_str!("../../tests/data/openings-sample.epd");
         let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
         let mut out = Vec::new();
         for fen in openings.lines().filter(|l| !l.trim().is_empty()) {
@@ -637,7 +637,7 @@ mod tests {
     fn tuner_evaluation_matches_the_engine() {
         let w = to_f64(&WEIGHTS);
         let mut checked = 0;
-        for fen in crate::bench::POSITIONS {
+        for fen in crate::tools::bench::POSITIONS {
             let pos = Position::from_fen(fen).unwrap();
             let mut data = Dataset::new();
             if !data.push(&pos, 0, 0.5) {
@@ -801,7 +801,7 @@ mod tests {
         let w = to_f64(&WEIGHTS);
         assert_eq!(to_scores(&w), WEIGHTS.to_vec());
         assert_eq!(weights_source(&w), params::weights_source(&WEIGHTS));
-        assert_eq!(weights_source(&w), include_str!("eval/weights.rs"));
+        assert_eq!(weights_source(&w), include_str!("../eval/weights.rs"));
         // A run that cannot move anything writes the same file.
         let mut data = Dataset::new();
         data.push(&Position::startpos(), 0, 0.5);
@@ -815,7 +815,7 @@ mod tests {
         assert_eq!(out.tuned, 0);
         assert_eq!(
             weights_source(&out.weights),
-            include_str!("eval/weights.rs")
+            include_str!("../eval/weights.rs")
         );
     }
 
