@@ -888,3 +888,27 @@ fn a_finished_game_is_reported_as_mate_or_stalemate() {
         "{lines:?}"
     );
 }
+
+/// `go mate N` searches at most 2N plies and stops once a mate is proven, as a timed search
+/// does; a search to a given depth goes on to that depth. (WAC 1: Qg6 mates in 2.)
+#[test]
+fn mate_searches_stop_where_they_should() {
+    let fen = "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1";
+    let mut e = Engine::started_uci();
+    for (go, last_depth) in [
+        ("go mate 3", 6),
+        ("go mate 5", 6),
+        ("go wtime 60000 btime 60000", 6),
+        ("go depth 8", 8),
+    ] {
+        e.send("ucinewgame");
+        e.send(&format!("position fen {fen}"));
+        e.send(go);
+        let (best, _, lines) = e.expect_bestmove(30 * SEC);
+        let infos = infos(&lines);
+        let last = infos.last().unwrap_or_else(|| panic!("{go}: no info"));
+        assert_eq!(best, "g3g6", "{go}");
+        assert_eq!(last.score, "mate 2", "{go}: {last:?}");
+        assert_eq!(last.depth, last_depth, "{go}: {infos:?}");
+    }
+}
