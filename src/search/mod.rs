@@ -47,6 +47,7 @@ pub const DEFAULT_SYZYGY_PROBE_DEPTH: i32 = 1;
 pub const MAX_SYZYGY_PROBE_DEPTH: i32 = 100;
 /// Nodes between two polls of the hook.
 pub const POLL_INTERVAL: u64 = 1024;
+const _: () = assert!(POLL_INTERVAL.is_power_of_two());
 
 /// What the search reports after each completed iteration.
 #[derive(Clone, Debug)]
@@ -172,7 +173,7 @@ struct Worker {
     /// Index in `keys` just after the last null move: nothing before it can repeat.
     null_floor: usize,
     nodes: u64,
-    /// Nodes between two polls of the hook.
+    /// Nodes between two polls of the hook (a power of two).
     poll_interval: u64,
     seldepth: u32,
     stopped: bool,

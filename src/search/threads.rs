@@ -12,6 +12,7 @@ use std::time::Instant;
 /// more threads than cores each thread runs only in its turn, and a stopped search waits
 /// for the main thread to see the deadline and for every helper to see the stop.
 const THREADED_POLL_INTERVAL: u64 = 128;
+const _: () = assert!(THREADED_POLL_INTERVAL.is_power_of_two());
 
 impl Searcher {
     /// Waits for the last search's helper threads to end and takes their workers back.
