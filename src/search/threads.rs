@@ -265,12 +265,33 @@ mod tests {
             max_depth: Some(8),
             ..Default::default()
         };
-        let mut limits = FixedLimits::new(None, None);
+        // The helpers start after depth 1, and a depth-8 search is over in milliseconds:
+        // on a loaded machine they might not run before it ends. The main thread pauses at
+        // each later report, so they get their turn however busy the cores are.
+        struct PausingReports(FixedLimits);
+        impl SearchHook for PausingReports {
+            fn poll(&mut self, nodes: u64) -> bool {
+                self.0.poll(nodes)
+            }
+            fn may_start_iteration(&mut self, depth: u32, nodes: u64) -> bool {
+                self.0.may_start_iteration(depth, nodes)
+            }
+            fn may_search_next_root_move(&mut self, nodes: u64, dropped: bool) -> bool {
+                self.0.may_search_next_root_move(nodes, dropped)
+            }
+            fn report(&mut self, info: &SearchInfo) {
+                self.0.report(info);
+                if info.depth >= 2 {
+                    std::thread::sleep(std::time::Duration::from_millis(30));
+                }
+            }
+        }
+        let mut limits = PausingReports(FixedLimits::new(None, None));
         let r = searcher.search(&pos, &params, &mut limits);
         assert!(pos.is_legal(r.best.unwrap()));
         assert_eq!(r.depth, 8);
         // The helpers did work too, and it is counted.
-        let main_nodes = limits.reports.last().unwrap().1.nodes;
+        let main_nodes = limits.0.reports.last().unwrap().1.nodes;
         assert!(r.nodes > searcher.main.nodes, "{} nodes", r.nodes);
         assert!(main_nodes >= searcher.main.nodes);
         searcher.set_threads(1);
