@@ -3,9 +3,10 @@
 //!
 //! * `chess`: the rules (position, move generation, FEN, notation, perft). Pure.
 //! * `eval`: static evaluation.
-//! * `search`: iterative deepening alpha-beta, lazy SMP, transposition table, time limits.
-//! * `protocol`: the input thread, the engine core both protocols share, and the xboard and
-//!   UCI front ends on it.
+//! * `search`: iterative deepening alpha-beta, lazy SMP, the transposition table.
+//! * `engine`: what both protocols share: the game, the options, the clock and time limits,
+//!   running a search with a hook that reads input while it thinks.
+//! * `protocol`: the input thread and the two front ends on the engine, xboard and UCI.
 //! * `book`: Polyglot opening books (keys, reading, the weighted choice).
 //! * `tablebase`: Syzygy endgame tablebases (through pyrrhic-rs).
 //! * `game`: a game in progress: moves, history for undo and repetitions, results.
@@ -15,6 +16,7 @@
 
 pub mod book;
 pub mod chess;
+pub mod engine;
 pub mod eval;
 pub mod game;
 mod memory;

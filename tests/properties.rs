@@ -7,7 +7,7 @@
 use crossbeam_channel::unbounded;
 use kestrel::chess::{Position, STARTPOS_FEN};
 use kestrel::game::Game;
-use kestrel::protocol::driver::Driver;
+use kestrel::protocol::xboard::Driver;
 use proptest::prelude::*;
 use std::io::Write;
 use std::sync::mpsc;

@@ -4,7 +4,7 @@
 //! terminal commands that are slow by design (perft, divide, bench, test) and the Log File
 //! option (it writes files) are left out.
 #![no_main]
-use kestrel::protocol::driver::Driver;
+use kestrel::protocol::xboard::Driver;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -1,16 +1,11 @@
-//! The protocols: `input` (the reader thread), `core` (what both protocols share: session
-//! I/O, game, options, clocks, the search hook), and two front ends on it: xboard (`xboard`
-//! parses and formats, `driver` is its loop and state) and UCI (`uci` parses and formats,
-//! `uci_session` is its loop). The first command chooses: `uci` starts UCI, anything else
-//! (`xboard`, `protover`, a terminal command) the xboard driver.
+//! The protocols: `input` (the reader thread), `transcript` (the session log), and two front
+//! ends on the engine (`crate::engine`): `xboard` and `uci`, each parsing its language into
+//! calls on the engine and formatting what comes back, nothing more. The first command
+//! chooses: `uci` starts UCI, anything else (`xboard`, `protover`, a terminal command) xboard.
 
-pub mod core;
-pub mod driver;
 pub mod input;
-pub mod terminal;
 pub mod transcript;
 pub mod uci;
-pub mod uci_session;
 pub mod xboard;
 
 use crossbeam_channel::Receiver;
@@ -30,7 +25,7 @@ pub fn run_session(
     out: Box<dyn Write + Send>,
     log: Option<&std::path::Path>,
 ) -> std::io::Result<()> {
-    let mut io = core::Io::new(rx, out);
+    let mut io = crate::engine::Io::new(rx, out);
     io.transcript.open(log)?;
     // Blank lines before the first command mean nothing in either protocol.
     let first = loop {
@@ -42,9 +37,9 @@ pub fn run_session(
     let is_uci = first.trim() == "uci";
     io.pending.push_back(first);
     if is_uci {
-        uci_session::UciSession::new(io).run();
+        uci::UciSession::new(io).run();
     } else {
-        driver::Driver::with_io(io, crate::search::tt::DEFAULT_HASH_MB).run();
+        xboard::Driver::with_io(io, crate::search::tt::DEFAULT_HASH_MB).run();
     }
     Ok(())
 }

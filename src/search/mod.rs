@@ -13,7 +13,6 @@ pub mod correction;
 pub mod history;
 pub mod movepick;
 pub mod see;
-pub mod time;
 pub mod tt;
 
 mod negamax;

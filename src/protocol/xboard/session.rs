@@ -10,14 +10,16 @@
 //!   `Session::on_search_input`.
 //! * A move is made in `Session::play_engine_move` (ours) and `Session::user_move` (theirs).
 
-use super::core::{
+use super::commands::{
+    parse_edit_line, thinking_line, Command, CommandError, EditCommand, EditLine,
+};
+use super::terminal;
+use crate::chess::{Color, Move, Piece, Position, Square, STARTPOS_FEN};
+use crate::engine::time::{TimeControl, TimeLimits};
+use crate::engine::{
     line_problem, pv_text, run_search, Abort, Core, Front, Io, Mode, Search, ENGINE_NAME,
     MAX_MOVE_OVERHEAD_MS, MAX_MULTI_PV,
 };
-use super::terminal;
-use super::xboard::{parse_edit_line, thinking_line, Command, CommandError, EditCommand, EditLine};
-use crate::chess::{Color, Move, Piece, Position, Square, STARTPOS_FEN};
-use crate::search::time::{TimeControl, TimeLimits};
 use crate::search::{
     Bound, SearchInfo, SearchParams, SearchResult, Searcher, DEFAULT_SYZYGY_PROBE_DEPTH,
     MAX_SYZYGY_PROBE_DEPTH,

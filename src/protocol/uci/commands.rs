@@ -225,7 +225,7 @@ fn setoption(args: &str) -> Result<UciCommand, String> {
 /// The command word of a line, in lower case (UCI's words are lower case; a GUI or a
 /// person that writes `GO` means `go`). Empty for an empty line.
 pub fn command_word(line: &str) -> String {
-    line.trim_start_matches(super::input::TRUNCATED_MARK)
+    line.trim_start_matches(crate::protocol::input::TRUNCATED_MARK)
         .split_whitespace()
         .next()
         .unwrap_or("")

@@ -4,14 +4,14 @@
 //! A search in `go infinite` or `go ponder` never ends with a `bestmove` on its own: if it
 //! runs out of depth it waits for `stop` or `ponderhit` (`UciSession::finish`).
 
-use super::core::{
+use super::commands::{command_word, GoParams, InfoLine, UciCommand};
+use crate::chess::{CastlingSide, Color, File, Move, Position, Square};
+use crate::engine::time::{TimeControl, TimeLimits};
+use crate::engine::{
     line_problem_within, pv_text, run_search, Abort, Core, Front, Io, Mode, Search, ENGINE_AUTHOR,
     ENGINE_NAME, MAX_COMMAND_LEN, MAX_MOVE_OVERHEAD_MS, MAX_MULTI_PV, MAX_POSITION_LEN,
 };
-use super::uci::{command_word, GoParams, InfoLine, UciCommand};
-use crate::chess::{CastlingSide, Color, File, Move, Position, Square};
 use crate::game::Game;
-use crate::search::time::{TimeControl, TimeLimits};
 use crate::search::tt::{TranspositionTable, DEFAULT_HASH_MB, MAX_HASH_MB};
 use crate::search::{
     SearchInfo, SearchParams, Searcher, DEFAULT_SYZYGY_PROBE_DEPTH, MAX_SYZYGY_PROBE_DEPTH,

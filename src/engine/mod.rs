@@ -3,18 +3,18 @@
 //! it thinks and applies the time limits, including the switch from pondering to a timed
 //! search on a ponder hit.
 //!
-//! A front end (`driver` for xboard, `uci_session` for UCI) owns a `Core` and a
+//! A front end (`protocol::xboard`, `protocol::uci`) owns a `Core` and a
 //! `Searcher`, parses its language into calls on them, and formats what comes back. During
 //! a search the shared hook hands every input line to the front end (`Front`), which decides
 //! whether it is answered at once, queued, stops the search, or is a ponder hit.
 
-use super::transcript::Transcript;
+pub mod time;
+
+use self::time::{compute_limits_with_margin, SearchClock, TimeControl, TimeLimits, SAFETY_MARGIN};
 use crate::book::{Book, BookMove, BookRng};
 use crate::chess::{Move, Position};
 use crate::game::Game;
-use crate::search::time::{
-    compute_limits_with_margin, SearchClock, TimeControl, TimeLimits, SAFETY_MARGIN,
-};
+use crate::protocol::transcript::Transcript;
 use crate::search::{
     SearchHook, SearchInfo, SearchParams, SearchResult, Searcher, MAX_SYZYGY_PROBE_DEPTH,
 };
@@ -108,7 +108,7 @@ pub fn line_problem(line: &str) -> Option<(&'static str, String)> {
 /// `line_problem` for a command that may be up to `max_len` bytes long.
 pub fn line_problem_within(line: &str, max_len: usize) -> Option<(&'static str, String)> {
     let preview: String = line.chars().filter(|c| !c.is_control()).take(40).collect();
-    if line.starts_with(super::input::TRUNCATED_MARK) || line.len() > max_len {
+    if line.starts_with(crate::protocol::input::TRUNCATED_MARK) || line.len() > max_len {
         Some(("line too long", format!("{preview}...")))
     } else if line.contains('\u{FFFD}') {
         Some(("input is not valid UTF-8", preview))
