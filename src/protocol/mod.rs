@@ -60,3 +60,62 @@ fn ignore_sigint() {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::options::{Default, EngineOption, Kind, Offer, Protocol, OPTIONS};
+    use crate::engine::{Engine, Io};
+
+    /// A row added to the table shows in both protocols' announcements, and both set it,
+    /// with no other edit.
+    #[test]
+    fn a_new_row_is_announced_and_set_by_both_protocols() {
+        let row = EngineOption {
+            name: "Test Lines",
+            kind: Kind::Spin {
+                min: 2,
+                max: 9,
+                unit: "",
+            },
+            default: Default::Int(4),
+            xboard_default: None,
+            uci: Offer::Option,
+            xboard: Offer::Option,
+            apply: |engine, value| {
+                engine.multi_pv = match value {
+                    crate::engine::options::Value::Int(n) => n as usize,
+                    _ => unreachable!(),
+                };
+                Ok(vec![format!("lines {}", engine.multi_pv)])
+            },
+        };
+        let table: &'static [EngineOption] = Vec::leak([OPTIONS, &[row]].concat());
+        let uci = super::uci::commands::option_lines(table);
+        let xboard = super::xboard::commands::feature_options(table);
+        assert_eq!(
+            uci.len(),
+            super::uci::commands::option_lines(OPTIONS).len() + 1
+        );
+        assert_eq!(
+            uci.last().unwrap(),
+            "option name Test Lines type spin default 4 min 2 max 9"
+        );
+        assert_eq!(
+            xboard.last().unwrap(),
+            "feature option=\"Test Lines -spin 4 2 9\""
+        );
+        let (_tx, rx) = crossbeam_channel::unbounded();
+        let mut engine = Engine::new(Io::new(rx, Box::new(std::io::sink())), 1);
+        for (protocol, name, value) in [
+            (Protocol::Uci, "test lines", "7"),
+            (Protocol::Xboard, "Test Lines", "3"),
+        ] {
+            let shown = engine.set_option_in(table, protocol, name, Some(value));
+            assert_eq!(shown, Ok(vec![format!("lines {value}")]));
+        }
+        assert!(engine
+            .set_option_in(table, Protocol::Uci, "Test Lines", Some("10"))
+            .is_err());
+        assert_eq!(engine.multi_pv, 3);
+    }
+}

@@ -1,6 +1,7 @@
 //! The UCI language: parsing command lines and formatting replies. No state.
 
 use crate::chess::Color;
+use crate::engine::options::{Default, EngineOption, Kind, Protocol};
 use std::time::Duration;
 
 /// One UCI command, with its arguments checked.
@@ -312,6 +313,32 @@ impl InfoLine<'_> {
         }
         line
     }
+}
+
+/// The `option name …` lines of the table `options`, in its order.
+pub fn option_lines(options: &[EngineOption]) -> Vec<String> {
+    options.iter().filter_map(option_line).collect()
+}
+
+/// The `option name …` line of `option`, if UCI shows it as an option.
+pub fn option_line(option: &EngineOption) -> Option<String> {
+    let name = option.name_in(Protocol::Uci)?;
+    let default = option.default_in(Protocol::Uci);
+    Some(match (option.kind, default) {
+        (Kind::Spin { min, max, .. }, Default::Int(d)) => {
+            format!("option name {name} type spin default {d} min {min} max {max}")
+        }
+        (Kind::Check, Default::Bool(on)) => format!("option name {name} type check default {on}"),
+        // UCI has no way to write an empty default but a placeholder.
+        (Kind::Text | Kind::File, Default::Text("")) => {
+            format!("option name {name} type string default <empty>")
+        }
+        (Kind::Text | Kind::File, Default::Text(d)) => {
+            format!("option name {name} type string default {d}")
+        }
+        (Kind::Button, _) => format!("option name {name} type button"),
+        (kind, default) => unreachable!("{name}: a {kind:?} option with default {default:?}"),
+    })
 }
 
 #[cfg(test)]

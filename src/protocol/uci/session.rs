@@ -1,23 +1,20 @@
-//! The UCI front end: the loop that turns UCI commands into calls on the engine core, and
+//! The UCI front end: the loop that turns UCI commands into calls on the engine engine, and
 //! its side of the shared search hook (`isready`, `stop`, `ponderhit` during a search).
 //!
 //! A search in `go infinite` or `go ponder` never ends with a `bestmove` on its own: if it
 //! runs out of depth it waits for `stop` or `ponderhit` (`UciSession::finish`).
 
-use super::commands::{command_word, GoParams, InfoLine, UciCommand};
+use super::commands::{command_word, option_lines, GoParams, InfoLine, UciCommand};
 use crate::chess::{CastlingSide, Color, File, Move, Position, Square};
+use crate::engine::options::{OptionError, Protocol, OPTIONS};
 use crate::engine::time::{TimeControl, TimeLimits};
 use crate::engine::{
-    line_problem_within, pv_text, run_search, Abort, Core, Front, Io, Mode, Search, ENGINE_AUTHOR,
-    ENGINE_NAME, MAX_COMMAND_LEN, MAX_MOVE_OVERHEAD_MS, MAX_MULTI_PV, MAX_POSITION_LEN,
+    line_problem_within, pv_text, run_search, Abort, Engine, Front, Io, Mode, Search,
+    ENGINE_AUTHOR, ENGINE_NAME, MAX_COMMAND_LEN, MAX_POSITION_LEN,
 };
 use crate::game::Game;
-use crate::search::tt::{TranspositionTable, DEFAULT_HASH_MB, MAX_HASH_MB};
-use crate::search::{
-    SearchInfo, SearchParams, Searcher, DEFAULT_SYZYGY_PROBE_DEPTH, MAX_SYZYGY_PROBE_DEPTH,
-    MAX_THREADS,
-};
-use std::sync::Arc;
+use crate::search::tt::DEFAULT_HASH_MB;
+use crate::search::{SearchInfo, SearchParams};
 use std::time::Duration;
 
 /// `currmove` lines start after this much of a search.
@@ -54,17 +51,14 @@ fn has_standard_castling(pos: &Position) -> bool {
     })
 }
 
-/// A UCI session: the searcher beside the state the search hook borrows.
+/// A UCI session.
 pub struct UciSession {
-    searcher: Searcher,
     front: UciFront,
 }
 
-/// Everything but the searcher.
+/// The engine and what UCI keeps of its own: the search hook's side of the session.
 struct UciFront {
-    core: Core,
-    /// The searcher's table, for `hashfull` during a search.
-    table: Arc<TranspositionTable>,
+    engine: Engine,
     /// The last `go` gave a clock or a move time (a ponder hit then starts a timed search).
     timed: bool,
     /// The last `position` was refused: the game held is not the one the GUI means, so
@@ -75,13 +69,9 @@ struct UciFront {
 impl UciSession {
     /// A session on `io`; the `uci` line that chose the protocol is still to be read.
     pub fn new(io: Io) -> UciSession {
-        let searcher = Searcher::new(DEFAULT_HASH_MB);
-        let table = searcher.table();
         UciSession {
-            searcher,
             front: UciFront {
-                core: Core::new(io),
-                table,
+                engine: Engine::new(io, DEFAULT_HASH_MB),
                 timed: false,
                 position_refused: false,
             },
@@ -90,8 +80,8 @@ impl UciSession {
 
     /// Runs until `quit` or the end of input.
     pub fn run(&mut self) {
-        while !self.front.core.io.quit {
-            let line = self.front.core.io.next_line();
+        while !self.front.engine.io.quit {
+            let line = self.front.engine.io.next_line();
             self.handle_line(&line);
         }
     }
@@ -121,16 +111,16 @@ impl UciSession {
         let front = &mut self.front;
         match UciCommand::parse(line) {
             Ok(UciCommand::Uci) => front.send_id(),
-            Ok(UciCommand::IsReady) => front.core.send("readyok"),
+            Ok(UciCommand::IsReady) => front.engine.send("readyok"),
             Ok(UciCommand::SetOption { name, value }) => self.set_option(&name, value.as_deref()),
             Ok(UciCommand::UciNewGame) => {
-                self.searcher.clear();
-                front.core.new_game(Position::startpos());
+                front.engine.clear_hash();
+                front.engine.new_game(Position::startpos());
                 front.position_refused = false;
             }
             Ok(UciCommand::Position { fen, moves }) => front.set_position(fen.as_deref(), &moves),
             Ok(UciCommand::Go(params)) => self.go(params),
-            Ok(UciCommand::Quit) => front.core.io.quit = true,
+            Ok(UciCommand::Quit) => front.engine.io.quit = true,
             // No search to stop or to turn into ours; nothing to register or debug.
             Ok(UciCommand::Stop | UciCommand::PonderHit | UciCommand::Debug) => {}
             Ok(UciCommand::Register) => {}
@@ -143,91 +133,19 @@ impl UciSession {
         }
     }
 
+    /// `setoption`, through the engine's option table (names in any case).
     fn set_option(&mut self, name: &str, value: Option<&str>) {
         let front = &mut self.front;
-        let core = &mut front.core;
-        let value_text = value.unwrap_or("");
-        let number = |max: usize| {
-            value_text
-                .trim()
-                .parse::<usize>()
-                .ok()
-                .filter(|n| (1..=max).contains(n))
-        };
-        // Check values in any case (`true`, `TRUE`, `True`).
-        let check = [true, false]
-            .into_iter()
-            .find(|on| value_text.trim().eq_ignore_ascii_case(&on.to_string()));
-        let result = match name.to_ascii_lowercase().as_str() {
-            "hash" => match number(MAX_HASH_MB) {
-                Some(mb) => {
-                    core.set_hash_mb(&mut self.searcher, mb);
-                    Ok(())
+        let shown = value.unwrap_or("").trim();
+        match front.engine.set_option(Protocol::Uci, name, value) {
+            Ok(lines) => {
+                for line in lines {
+                    front.engine.send(&format!("info string {line}"));
                 }
-                None => Err(format!("Hash must be 1-{MAX_HASH_MB}, not '{value_text}'")),
-            },
-            "threads" => match number(MAX_THREADS) {
-                Some(n) => {
-                    core.set_threads(&mut self.searcher, n);
-                    Ok(())
-                }
-                None => Err(format!(
-                    "Threads must be 1-{MAX_THREADS}, not '{value_text}'"
-                )),
-            },
-            "ponder" => match check {
-                Some(on) => {
-                    core.ponder = on;
-                    Ok(())
-                }
-                None => Err(format!("Ponder must be true or false, not '{value_text}'")),
-            },
-            "uci_chess960" => match check {
-                Some(on) => {
-                    core.chess960 = on;
-                    Ok(())
-                }
-                None => Err(format!(
-                    "UCI_Chess960 must be true or false, not '{value_text}'"
-                )),
-            },
-            "move overhead" => core
-                .set_move_overhead(value_text)
-                .map_err(|e| format!("{e}, not '{value_text}'")),
-            "multipv" => core
-                .set_multi_pv(value_text)
-                .map_err(|e| format!("{e}, not '{value_text}'")),
-            "ownbook" => match check {
-                Some(on) => {
-                    core.use_book = on;
-                    Ok(())
-                }
-                None => Err(format!("OwnBook must be true or false, not '{value_text}'")),
-            },
-            // `<empty>` is how the option's empty default is written in `uci`.
-            "book file" => core.set_book_file(match value_text.trim() {
-                "<empty>" => "",
-                path => path,
-            }),
-            "syzygypath" => match core.set_syzygy_path(&mut self.searcher, value_text) {
-                Ok(lines) => {
-                    for line in lines {
-                        core.send(&format!("info string {line}"));
-                    }
-                    Ok(())
-                }
-                Err(e) => Err(format!("{e}; playing without tables")),
-            },
-            "syzygyprobedepth" => core.set_syzygy_probe_depth(&mut self.searcher, value_text),
-            "clear hash" => {
-                self.searcher.clear();
-                Ok(())
             }
-            _ => Err(format!("unknown option '{name}'")),
-        };
-        front.table = self.searcher.table();
-        if let Err(e) = result {
-            front.error(&e);
+            Err(OptionError::Unknown) => front.error(&format!("unknown option '{name}'")),
+            Err(OptionError::BadValue(why)) => front.error(&format!("{why}, not '{shown}'")),
+            Err(OptionError::Refused(why)) => front.error(&why),
         }
     }
 
@@ -237,7 +155,7 @@ impl UciSession {
     /// `bestmove 0000` (for analysis and pondering after `stop` or `ponderhit`, as always).
     fn go(&mut self, mut go: GoParams) {
         let front = &mut self.front;
-        let pos = *front.core.game.position();
+        let pos = *front.engine.game.position();
         for problem in &go.problems {
             front.error(problem);
         }
@@ -252,7 +170,7 @@ impl UciSession {
             front.error("no valid position to search (the last position command was refused)");
             let mut waiting = Search::new(mode, TimeLimits::INFINITE, None, pos);
             front.finish(&mut waiting);
-            front.core.send("bestmove 0000");
+            front.engine.send("bestmove 0000");
             return;
         }
         let legal = pos.legal_moves();
@@ -279,7 +197,7 @@ impl UciSession {
         }
         if refused_parts && go.is_unbounded(pos.side_to_move()) {
             go.movetime = Some(FALLBACK_MOVETIME);
-            front.core.send(&format!(
+            front.engine.send(&format!(
                 "info string no limit left in this go: searching {} ms",
                 FALLBACK_MOVETIME.as_millis()
             ));
@@ -295,13 +213,13 @@ impl UciSession {
             && go.mate.is_none()
             && go.searchmoves.is_empty();
         if plays_a_move {
-            if let Some((book_move, total)) = front.core.book_move() {
+            if let Some((book_move, total)) = front.engine.book_move() {
                 let text = pos.coordinate(book_move.mv);
-                front.core.send(&format!(
+                front.engine.send(&format!(
                     "info string book move {text} weight {} of {total}",
                     book_move.weight
                 ));
-                front.core.send(&format!("bestmove {text}"));
+                front.engine.send(&format!("bestmove {text}"));
                 return;
             }
         }
@@ -309,10 +227,10 @@ impl UciSession {
         let params = SearchParams {
             max_depth: go.depth.or(go.mate.map(|n| 2 * n)),
             excluded,
-            history: front.core.game.history_keys(),
+            history: front.engine.game.history_keys(),
             stop_on_mate: timed_move || go.mate.is_some(),
             instant_single_reply: timed_move,
-            multi_pv: front.core.multi_pv,
+            multi_pv: front.engine.multi_pv,
         };
         let start_limits = if mode == Mode::Think {
             limits
@@ -321,21 +239,20 @@ impl UciSession {
         };
         let mut search = Search::new(mode, start_limits, None, pos);
         search.max_nodes = go.nodes;
-        front.table = self.searcher.table();
         let mut best = None;
         let mut ponder = None;
         if !legal.is_empty() {
-            let result = run_search(&mut self.searcher, front, &mut search, &params);
+            let result = run_search(front, &mut search, &params);
             best = result.best.filter(|&m| pos.is_legal(m));
             ponder = result.ponder;
         } else {
             // A game that is over: say so, so an analysis window is not left blank.
             let score = if pos.in_check() { "mate 0" } else { "cp 0" };
-            front.core.send(&format!("info depth 0 score {score}"));
+            front.engine.send(&format!("info depth 0 score {score}"));
         }
         front.finish(&mut search);
         let Some(best) = best.or_else(|| legal.iter().copied().next()) else {
-            front.core.send("bestmove 0000");
+            front.engine.send("bestmove 0000");
             return;
         };
         let after = pos.after(best);
@@ -343,43 +260,25 @@ impl UciSession {
         if let Some(reply) = ponder.filter(|&m| after.is_legal(m)) {
             line.push_str(&format!(" ponder {}", after.coordinate(reply)));
         }
-        front.core.send(&line);
+        front.engine.send(&line);
     }
 }
 
 impl UciFront {
     fn error(&mut self, what: &str) {
-        self.core.send(&format!("info string error: {what}"));
+        self.engine.send(&format!("info string error: {what}"));
     }
 
     fn send_id(&mut self) {
         let lines = [
             format!("id name {ENGINE_NAME}"),
             format!("id author {ENGINE_AUTHOR}"),
-            format!("option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}"),
-            format!("option name Threads type spin default 1 min 1 max {MAX_THREADS}"),
-            "option name Ponder type check default false".to_string(),
-            format!(
-                "option name Move Overhead type spin default {} min 0 max {MAX_MOVE_OVERHEAD_MS}",
-                self.core.move_overhead.as_millis()
-            ),
-            format!(
-                "option name MultiPV type spin default {} min 1 max {MAX_MULTI_PV}",
-                self.core.multi_pv
-            ),
-            "option name UCI_Chess960 type check default false".to_string(),
-            "option name OwnBook type check default false".to_string(),
-            "option name Book File type string default <empty>".to_string(),
-            "option name Clear Hash type button".to_string(),
-            "option name SyzygyPath type string default <empty>".to_string(),
-            format!(
-                "option name SyzygyProbeDepth type spin default {DEFAULT_SYZYGY_PROBE_DEPTH} min 1 max {MAX_SYZYGY_PROBE_DEPTH}"
-            ),
-            "uciok".to_string(),
         ];
-        for line in lines {
-            self.core.send(&line);
+        let options = option_lines(OPTIONS);
+        for line in lines.into_iter().chain(options) {
+            self.engine.send(&line);
         }
+        self.engine.send("uciok");
     }
 
     /// `position`: the new game, or an error, and then no position until the next good
@@ -401,7 +300,7 @@ impl UciFront {
         // the GUI plays standard chess and wants castling as the king's two-square move.
         // Elsewhere only king takes rook can say which castling is meant.
         start.set_chess960(
-            self.core.chess960 || (start.is_chess960() && !has_standard_castling(&start)),
+            self.engine.chess960 || (start.is_chess960() && !has_standard_castling(&start)),
         );
         let mut game = Game::new(start);
         for text in moves {
@@ -413,24 +312,24 @@ impl UciFront {
                 }
             }
         }
-        self.core.game = game;
+        self.engine.game = game;
         self.position_refused = false;
     }
 
-    /// Sets the core's clock from `go` and returns the limits for our move (infinite when
+    /// Sets the engine's clock from `go` and returns the limits for our move (infinite when
     /// `go` gave no time at all).
     fn set_clock(&mut self, go: &GoParams, us: Color) -> TimeLimits {
         let (time, increment) = match us {
             Color::White => (go.wtime, go.winc),
             Color::Black => (go.btime, go.binc),
         };
-        self.core.time_left = time;
+        self.engine.time_left = time;
         self.timed = true;
         if let Some(per_move) = go.movetime {
-            self.core.time_control = TimeControl::MoveTime(per_move);
+            self.engine.time_control = TimeControl::MoveTime(per_move);
         } else if let Some(left) = time {
             // The whole clock stands for the base: a tenth of what is left is the reserve.
-            self.core.time_control = TimeControl::Conventional {
+            self.engine.time_control = TimeControl::Conventional {
                 moves: go.movestogo.unwrap_or(0),
                 base: left,
                 increment: increment.unwrap_or(Duration::ZERO),
@@ -439,14 +338,14 @@ impl UciFront {
             self.timed = false;
             return TimeLimits::INFINITE;
         }
-        self.core.limits(0)
+        self.engine.limits(0)
     }
 
     /// A search that may not end on its own (`infinite`, `ponder`) waits here for `stop`
     /// or `ponderhit` before its `bestmove`; the input is read as during the search.
     fn finish(&mut self, search: &mut Search) {
-        while search.mode != Mode::Think && search.abort == Abort::No && !self.core.io.quit {
-            let line = self.core.io.receive();
+        while search.mode != Mode::Think && search.abort == Abort::No && !self.engine.io.quit {
+            let line = self.engine.io.receive();
             self.on_search_input(search, line);
         }
     }
@@ -457,8 +356,8 @@ impl UciFront {
 }
 
 impl Front for UciFront {
-    fn core(&mut self) -> &mut Core {
-        &mut self.core
+    fn engine(&mut self) -> &mut Engine {
+        &mut self.engine
     }
 
     fn on_search_input(&mut self, search: &mut Search, line: String) {
@@ -466,7 +365,7 @@ impl Front for UciFront {
         // A new position or search means this one is over: answer it first (also when the
         // line is refused: the `go` after a refused `position` must know of it).
         if matches!(command.as_str(), "position" | "go" | "ucinewgame") {
-            self.core.io.pending.push_back(line);
+            self.engine.io.pending.push_back(line);
             search.stop(Abort::MoveNow);
             return;
         }
@@ -478,12 +377,12 @@ impl Front for UciFront {
             return;
         }
         match UciCommand::parse(&line) {
-            Ok(UciCommand::IsReady) => self.core.send("readyok"),
+            Ok(UciCommand::IsReady) => self.engine.send("readyok"),
             Ok(UciCommand::Stop) => search.stop(Abort::MoveNow),
             Ok(UciCommand::PonderHit) => {
                 if matches!(search.mode, Mode::Ponder { .. }) {
                     let limits = if self.timed {
-                        self.core.limits(0)
+                        self.engine.limits(0)
                     } else {
                         TimeLimits::INFINITE
                     };
@@ -491,11 +390,11 @@ impl Front for UciFront {
                 }
             }
             Ok(UciCommand::Quit) => {
-                self.core.io.quit = true;
+                self.engine.io.quit = true;
                 search.stop(Abort::MoveNow);
             }
             // Options and the rest wait for the search to end.
-            Ok(_) => self.core.io.pending.push_back(line),
+            Ok(_) => self.engine.io.pending.push_back(line),
             Err(e) => self.error(&e),
         }
     }
@@ -510,12 +409,12 @@ impl Front for UciFront {
             bound: info.bound,
             nodes: info.nodes,
             elapsed: search.clock.elapsed(info.nodes),
-            hashfull: self.table.hashfull(),
+            hashfull: search.hashfull(),
             tbhits: info.tbhits,
             pv: &pv,
         }
         .format();
-        self.core.send(&line);
+        self.engine.send(&line);
     }
 
     fn on_root_move(&mut self, search: &Search) {
@@ -528,6 +427,6 @@ impl Front for UciFront {
             search.root.coordinate(search.root_move),
             search.root_index + 1
         );
-        self.core.send(&line);
+        self.engine.send(&line);
     }
 }

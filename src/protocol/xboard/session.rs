@@ -1,37 +1,34 @@
 //! The xboard front end: the loop that knows the xboard state (which side the engine
-//! plays, force/analyze/ponder, options of its own) on top of the shared engine core
-//! (`core`: game, clocks, options, the search hook), answering input through the hook while
+//! plays, force/analyze/ponder, options of its own) on top of the shared engine engine
+//! (`engine`: game, clocks, options, the search hook), answering input through the hook while
 //! it thinks.
 //!
 //! Where things happen:
 //! * `ping` is answered in `Session::handle_harmless` (at once when idle, pondering or
 //!   analysing; queued behind the move while thinking on our own move).
-//! * Time limits are set in `Driver::think` (from `Core::limits`) and on a ponder hit in
+//! * Time limits are set in `Driver::think` (from `Engine::limits`) and on a ponder hit in
 //!   `Session::on_search_input`.
 //! * A move is made in `Session::play_engine_move` (ours) and `Session::user_move` (theirs).
 
 use super::commands::{
-    parse_edit_line, thinking_line, Command, CommandError, EditCommand, EditLine,
+    feature_options, parse_edit_line, thinking_line, Command, CommandError, EditCommand, EditLine,
 };
 use super::terminal;
 use crate::chess::{Color, Move, Piece, Position, Square, STARTPOS_FEN};
+use crate::engine::options::{OptionError, Protocol, OPTIONS};
 use crate::engine::time::{TimeControl, TimeLimits};
 use crate::engine::{
-    line_problem, pv_text, run_search, Abort, Core, Front, Io, Mode, Search, ENGINE_NAME,
-    MAX_MOVE_OVERHEAD_MS, MAX_MULTI_PV,
+    line_problem, pv_text, run_search, Abort, Engine, Front, Io, Mode, Search, ENGINE_NAME,
 };
-use crate::search::{
-    Bound, SearchInfo, SearchParams, SearchResult, Searcher, DEFAULT_SYZYGY_PROBE_DEPTH,
-    MAX_SYZYGY_PROBE_DEPTH,
-};
+use crate::search::{Bound, SearchInfo, SearchParams, SearchResult};
 use crossbeam_channel::Receiver;
 use std::io::Write;
 use std::time::Duration;
 
-/// Everything the driver knows except the searcher, so the search hook can borrow it.
+/// The engine and what xboard keeps of its own.
 struct Session {
-    /// Game, clocks and options shared with the UCI front end.
-    core: Core,
+    /// The engine: searcher, game, clocks and options, as the UCI front end has them.
+    engine: Engine,
     /// The side the engine plays; `None` in force mode.
     engine_color: Option<Color>,
     analyzing: bool,
@@ -43,8 +40,6 @@ struct Session {
     post: bool,
     opponent_time_left: Option<Duration>,
     excluded: Vec<Move>,
-    resign_threshold: i32,
-    draw_offers: bool,
     /// Consecutive moves our score was below the resign threshold.
     losing_moves: u32,
     /// Consecutive moves our score was near zero late in the game.
@@ -56,7 +51,6 @@ struct Session {
 
 /// The protocol driver.
 pub struct Driver {
-    searcher: Searcher,
     session: Session,
 }
 
@@ -78,13 +72,11 @@ impl Driver {
     /// A driver on a session whose input and output are already open (the first line may
     /// be queued in `io.pending`).
     pub fn with_io(io: Io, hash_mb: usize) -> Driver {
-        let mut core = Core::new(io);
-        // The xboard `Book` option is on by default: a book file set is a book used.
-        core.use_book = true;
+        let mut engine = Engine::new(io, hash_mb);
+        engine.take_defaults_of(Protocol::Xboard);
         Driver {
-            searcher: Searcher::new(hash_mb),
             session: Session {
-                core,
+                engine,
                 engine_color: Some(Color::Black),
                 analyzing: false,
                 paused: false,
@@ -93,8 +85,6 @@ impl Driver {
                 post: false,
                 opponent_time_left: None,
                 excluded: Vec::new(),
-                resign_threshold: 0,
-                draw_offers: true,
                 losing_moves: 0,
                 dead_even_moves: 0,
                 last_score: None,
@@ -106,18 +96,18 @@ impl Driver {
 
     /// Writes a transcript of the session to `path` (or stops writing with `None`).
     pub fn set_transcript(&mut self, path: Option<&std::path::Path>) -> std::io::Result<()> {
-        self.session.core.io.transcript.open(path)
+        self.session.engine.io.transcript.open(path)
     }
 
     /// Runs until `quit` or the end of input.
     pub fn run(&mut self) {
-        while !self.session.core.io.quit {
+        while !self.session.engine.io.quit {
             let s = &self.session;
             // No search while a board is being set up in edit mode (in analysis the search
             // would take the edit lines as commands).
             let idle =
-                s.core.io.pending.is_empty() && !s.paused && !s.game_over && s.edit.is_none();
-            let to_move = s.core.game.position().side_to_move();
+                s.engine.io.pending.is_empty() && !s.paused && !s.game_over && s.edit.is_none();
+            let to_move = s.engine.game.position().side_to_move();
             if idle && s.analyzing {
                 self.analyze();
                 continue;
@@ -126,11 +116,11 @@ impl Driver {
                 self.think();
                 continue;
             }
-            if idle && s.core.ponder && s.ponder_due && s.engine_color == Some(!to_move) {
+            if idle && s.engine.ponder && s.ponder_due && s.engine_color == Some(!to_move) {
                 self.ponder();
                 continue;
             }
-            let line = self.session.core.io.next_line();
+            let line = self.session.engine.io.next_line();
             self.handle_line(&line);
         }
     }
@@ -164,7 +154,7 @@ impl Driver {
         match parse_edit_line(line) {
             Ok(EditLine::Edit(edit)) => s.edit_command(edit),
             Ok(EditLine::Command(cmd @ Command::Ping(_))) => s.handle_harmless(cmd),
-            Ok(EditLine::Command(Command::Quit)) => s.core.io.quit = true,
+            Ok(EditLine::Command(Command::Quit)) => s.engine.io.quit = true,
             Ok(EditLine::Command(cmd)) => {
                 let word = line.split_whitespace().next().unwrap_or(line);
                 s.end_edit_mode_for(word);
@@ -192,25 +182,25 @@ impl Driver {
             Command::Xboard => {}
             Command::Protover(_) => s.send_features(),
             Command::New => {
-                s.core.chess960 = false;
+                s.engine.chess960 = false;
                 s.new_game(Position::startpos());
                 s.engine_color = if s.analyzing {
                     None
                 } else {
                     Some(Color::Black)
                 };
-                s.core.max_depth = None;
-                s.core.time_left = None;
+                s.engine.max_depth = None;
+                s.engine.time_left = None;
                 s.opponent_time_left = None;
                 s.paused = false;
-                self.searcher.clear();
+                s.engine.clear_hash();
             }
             Command::Variant(v) => match v.as_str() {
                 "normal" => s.set_chess960(false),
                 "fischerandom" => s.set_chess960(true),
                 other => s.send(&format!("Error (unsupported variant): {other}")),
             },
-            Command::Quit => s.core.io.quit = true,
+            Command::Quit => s.engine.io.quit = true,
             Command::Force => s.engine_color = None,
             Command::Go => {
                 // A GUI that sends `go` wants a move, even one that lost track of being in
@@ -219,11 +209,11 @@ impl Driver {
                     s.analyzing = false;
                     s.send("# go: leaving analysis mode to play the side to move");
                 }
-                s.engine_color = Some(s.core.game.position().side_to_move());
+                s.engine_color = Some(s.engine.game.position().side_to_move());
                 s.check_game_over();
             }
             Command::PlayOther => {
-                s.engine_color = Some(!s.core.game.position().side_to_move());
+                s.engine_color = Some(!s.engine.game.position().side_to_move());
                 s.ponder_due = true;
             }
             Command::White => s.engine_color = Some(Color::Black),
@@ -233,18 +223,18 @@ impl Driver {
                 s.game_over = true;
             }
             Command::SetBoard(fen) => s.set_board(&fen),
-            Command::Edit => s.edit = Some(EditBoard::from_position(s.core.game.position())),
+            Command::Edit => s.edit = Some(EditBoard::from_position(s.engine.game.position())),
             Command::Undo => {
-                if s.core.game.undo() {
+                if s.engine.game.undo() {
                     s.position_changed();
                 } else {
                     s.send("Error (no move to undo): undo");
                 }
             }
             Command::Remove => {
-                if s.core.game.moves().len() >= 2 {
-                    s.core.game.undo();
-                    s.core.game.undo();
+                if s.engine.game.moves().len() >= 2 {
+                    s.engine.game.undo();
+                    s.engine.game.undo();
                     s.position_changed();
                 } else {
                     s.send("Error (fewer than two moves to remove): remove");
@@ -258,15 +248,15 @@ impl Driver {
             Command::Pause => s.paused = true,
             Command::Resume => s.paused = false,
             Command::MoveNow => {} // not thinking: nothing to hurry
-            Command::Easy => s.core.ponder = false,
-            Command::Memory(mb) => s.core.set_hash_mb(&mut self.searcher, mb),
-            Command::Cores(n) => s.core.set_threads(&mut self.searcher, n),
+            Command::Easy => s.engine.ponder = false,
+            Command::Memory(mb) => s.engine.set_hash_mb(mb),
+            Command::Cores(n) => s.engine.set_threads(n),
             Command::EgtPath { kind, path } => {
                 // Other kinds of tables (Nalimov, Gaviota, ...) are noted and not used.
                 if kind == "syzygy" {
                     // A directory that does not exist is only noted: XBoard sends its
                     // stock path to every engine, and a dialog at every game helps nobody.
-                    match s.core.set_syzygy_path(&mut self.searcher, &path) {
+                    match s.engine.set_syzygy_path(&path) {
                         Ok(lines) => {
                             for line in lines {
                                 s.send(&format!("# {line}"));
@@ -276,27 +266,21 @@ impl Driver {
                     }
                 }
             }
-            Command::Tablebase => match s.core.tablebase_report(&self.searcher) {
+            Command::Tablebase => match s.engine.tablebase_report() {
                 Ok(line) => s.send(&line),
                 Err(e) => s.send(&format!("Error ({e}): tb")),
             },
-            Command::Option { name, value } if name == "SyzygyProbeDepth" => {
-                let v = value.unwrap_or_default();
-                if let Err(e) = s.core.set_syzygy_probe_depth(&mut self.searcher, &v) {
-                    s.send(&format!("Error ({e}): {v}"));
-                }
-            }
             Command::Option { name, value } => s.set_option(&name, value.as_deref()),
             Command::Exclude(what) => s.exclude(&what, true),
             Command::Include(what) => s.exclude(&what, false),
             Command::SetScore { score, depth } => {
                 // The protocol gives it in favour of the side to move, as the table holds it.
-                let pos = *s.core.game.position();
-                self.searcher.set_score(&pos, score, depth);
+                let pos = *s.engine.game.position();
+                s.engine.searcher().set_score(&pos, score, depth);
             }
             Command::Perft(depth) => {
                 let start = std::time::Instant::now();
-                let nodes = crate::chess::perft::perft(s.core.game.position(), depth);
+                let nodes = crate::chess::perft::perft(s.engine.game.position(), depth);
                 let secs = start.elapsed().as_secs_f64();
                 s.send(&format!(
                     "perft {depth}: {nodes} nodes in {secs:.3} s ({:.1} Mnps)",
@@ -304,7 +288,7 @@ impl Driver {
                 ));
             }
             Command::Divide(depth) => {
-                let pos = *s.core.game.position();
+                let pos = *s.engine.game.position();
                 let mut total = 0;
                 for (m, n) in crate::chess::perft::divide(&pos, depth) {
                     total += n;
@@ -329,29 +313,29 @@ impl Driver {
 
     fn think(&mut self) {
         let s = &mut self.session;
-        let pos = *s.core.game.position();
+        let pos = *s.engine.game.position();
         if pos.legal_moves().is_empty() {
             s.check_game_over();
             return;
         }
-        if let Some((book_move, total)) = s.core.book_move() {
+        if let Some((book_move, total)) = s.engine.book_move() {
             s.play_book_move(book_move.mv, book_move.weight, total);
             return;
         }
-        let limits = s.core.limits(s.moves_made());
+        let limits = s.engine.limits(s.moves_made());
         log::debug!("limits {limits:?}");
         let params = SearchParams {
-            max_depth: s.core.max_depth,
+            max_depth: s.engine.max_depth,
             // `exclude` shapes analysis only: in play every legal move stays a candidate
             // (excluding them all must not leave the engine without a move).
             excluded: Vec::new(),
-            history: s.core.game.history_keys(),
+            history: s.engine.game.history_keys(),
             stop_on_mate: true,
             instant_single_reply: true,
-            multi_pv: s.core.multi_pv,
+            multi_pv: s.engine.multi_pv,
         };
-        let mut search = Search::new(Mode::Think, limits, s.core.nps, pos);
-        let result = run_search(&mut self.searcher, s, &mut search, &params);
+        let mut search = Search::new(Mode::Think, limits, s.engine.nps, pos);
+        let result = run_search(s, &mut search, &params);
         if search.abort != Abort::Command {
             self.session.play_engine_move(&result);
         }
@@ -362,11 +346,11 @@ impl Driver {
     fn ponder(&mut self) {
         let s = &mut self.session;
         s.ponder_due = false;
-        let pos = *s.core.game.position();
+        let pos = *s.engine.game.position();
         let expected = s
             .hint
             .filter(|&m| pos.is_legal(m) && pos.after(m).has_legal_moves());
-        let mut history = s.core.game.history_keys();
+        let mut history = s.engine.game.history_keys();
         let root = match expected {
             Some(m) => {
                 history.push(pos.key());
@@ -378,16 +362,16 @@ impl Driver {
             return;
         }
         let params = SearchParams {
-            max_depth: s.core.max_depth,
+            max_depth: s.engine.max_depth,
             excluded: Vec::new(),
             history,
             stop_on_mate: false,
             instant_single_reply: false,
-            multi_pv: s.core.multi_pv,
+            multi_pv: s.engine.multi_pv,
         };
         let mode = Mode::Ponder { expected };
-        let mut search = Search::new(mode, TimeLimits::INFINITE, s.core.nps, root);
-        let result = run_search(&mut self.searcher, s, &mut search, &params);
+        let mut search = Search::new(mode, TimeLimits::INFINITE, s.engine.nps, root);
+        let result = run_search(s, &mut search, &params);
         let abort = search.abort;
         let mut hit = expected.filter(|_| search.ponder_hit);
         if let (None, Abort::No, Some(expected)) = (hit, abort, expected) {
@@ -395,7 +379,7 @@ impl Driver {
             hit = s.wait_for_expected_move(expected);
         }
         if let Some(m) = hit {
-            s.core.game.play(m);
+            s.engine.game.play(m);
             s.excluded.clear();
             if abort != Abort::Command {
                 s.play_engine_move(&result);
@@ -405,19 +389,19 @@ impl Driver {
 
     fn analyze(&mut self) {
         let s = &mut self.session;
-        let pos = *s.core.game.position();
+        let pos = *s.engine.game.position();
         let has_moves = pos.legal_moves().iter().any(|m| !s.excluded.contains(m));
         if has_moves {
             let params = SearchParams {
                 max_depth: None,
                 excluded: s.excluded.clone(),
-                history: s.core.game.history_keys(),
+                history: s.engine.game.history_keys(),
                 stop_on_mate: false,
                 instant_single_reply: false,
-                multi_pv: s.core.multi_pv,
+                multi_pv: s.engine.multi_pv,
             };
-            let mut search = Search::new(Mode::Analyze, TimeLimits::INFINITE, s.core.nps, pos);
-            run_search(&mut self.searcher, s, &mut search, &params);
+            let mut search = Search::new(Mode::Analyze, TimeLimits::INFINITE, s.engine.nps, pos);
+            run_search(s, &mut search, &params);
             if search.abort != Abort::No {
                 return;
             }
@@ -435,8 +419,8 @@ impl Driver {
             s.send(&line);
         }
         // Nothing (more) to search here: wait for input rather than search again.
-        let line = s.core.io.receive();
-        s.core.io.pending.push_back(line);
+        let line = s.engine.io.receive();
+        s.engine.io.pending.push_back(line);
     }
 }
 
@@ -449,11 +433,11 @@ impl Session {
     /// Moves the side to move has made in this game (from its start or set-up position, as
     /// the GUI counts them for `level MPS ...`).
     fn moves_made(&self) -> u32 {
-        self.core.game.moves().len() as u32 / 2
+        self.engine.game.moves().len() as u32 / 2
     }
 
     fn send(&mut self, line: &str) {
-        self.core.io.send(line);
+        self.engine.io.send(line);
     }
 
     fn send_lines(&mut self, lines: Vec<String>) {
@@ -484,7 +468,7 @@ impl Session {
             depth: None,
             nodes: None,
             hash_mb: crate::search::tt::DEFAULT_HASH_MB,
-            threads: self.core.threads,
+            threads: self.engine.searcher_ref().threads(),
         };
         let mut report = Vec::new();
         run_suite(&entries, &limits, &mut report, &mut std::io::sink());
@@ -508,23 +492,9 @@ impl Session {
              variants=\"normal,fischerandom\" colors=0 ics=0 name=1 pause=1 nps=1 \
              debug=1 memory=1 smp=1 exclude=1 setscore=1 egt=\"syzygy\""
         ));
-        self.send("feature option=\"Resign Threshold -spin 0 0 10000\"");
-        self.send("feature option=\"Draw Offers -check 1\"");
-        let overhead = self.core.move_overhead.as_millis();
-        self.send(&format!(
-            "feature option=\"Move Overhead -spin {overhead} 0 {MAX_MOVE_OVERHEAD_MS}\""
-        ));
-        self.send(&format!(
-            "feature option=\"MultiPV -spin {} 1 {MAX_MULTI_PV}\"",
-            self.core.multi_pv
-        ));
-        self.send("feature option=\"Log File -string off\"");
-        // An empty default: no book until a file is chosen.
-        self.send("feature option=\"Book File -file \"");
-        self.send("feature option=\"Book -check 1\"");
-        self.send(&format!(
-            "feature option=\"SyzygyProbeDepth -spin {DEFAULT_SYZYGY_PROBE_DEPTH} 1 {MAX_SYZYGY_PROBE_DEPTH}\""
-        ));
+        for line in feature_options(OPTIONS) {
+            self.send(&line);
+        }
         self.send("feature done=1");
     }
 
@@ -533,27 +503,27 @@ impl Session {
     fn handle_harmless(&mut self, cmd: Command) {
         match cmd {
             Command::Ping(n) => self.send(&format!("pong {n}")),
-            Command::Time(t) => self.core.time_left = Some(t),
+            Command::Time(t) => self.engine.time_left = Some(t),
             Command::Otim(t) => self.opponent_time_left = Some(t),
             Command::Post => self.post = true,
             Command::NoPost => self.post = false,
-            Command::Hard => self.core.ponder = true,
+            Command::Hard => self.engine.ponder = true,
             Command::Level {
                 moves,
                 base,
                 increment,
             } => {
-                self.core.time_control = TimeControl::Conventional {
+                self.engine.time_control = TimeControl::Conventional {
                     moves,
                     base,
                     increment,
                 }
             }
-            Command::St(d) => self.core.time_control = TimeControl::PerMove(d),
-            Command::Sd(d) => self.core.max_depth = Some(d),
-            Command::Nps(n) => self.core.nps = (n > 0).then_some(n),
+            Command::St(d) => self.engine.time_control = TimeControl::PerMove(d),
+            Command::Sd(d) => self.engine.max_depth = Some(d),
+            Command::Nps(n) => self.engine.nps = (n > 0).then_some(n),
             Command::Hint => {
-                let pos = *self.core.game.position();
+                let pos = *self.engine.game.position();
                 if let Some(m) = self.hint.filter(|&m| pos.is_legal(m)) {
                     let text = self.move_text(&pos, m);
                     self.send(&format!("Hint: {text}"));
@@ -561,26 +531,26 @@ impl Session {
             }
             Command::Book => self.send_book_moves(),
             Command::Draw => {
-                let dead = self.core.game.position().is_insufficient_material();
+                let dead = self.engine.game.position().is_insufficient_material();
                 let worse = self.last_score.is_some_and(|s| s <= -150);
-                if self.draw_offers && (dead || worse) && !self.game_over {
+                if self.engine.draw_offers && (dead || worse) && !self.game_over {
                     self.send("offer draw");
                 }
             }
             Command::Help => self.send_lines(terminal::help_lines()),
             Command::Display => {
                 let last = self
-                    .core
+                    .engine
                     .game
                     .last_move()
-                    .zip(self.core.game.position_before_last());
-                let lines = terminal::board_lines(self.core.game.position(), last);
+                    .zip(self.engine.game.position_before_last());
+                let lines = terminal::board_lines(self.engine.game.position(), last);
                 self.send_lines(lines);
             }
-            Command::Moves => self.send_lines(terminal::move_lines(self.core.game.position())),
-            Command::Eval => self.send_lines(terminal::eval_lines(self.core.game.position())),
+            Command::Moves => self.send_lines(terminal::move_lines(self.engine.game.position())),
+            Command::Eval => self.send_lines(terminal::eval_lines(self.engine.game.position())),
             Command::Fen => {
-                let fen = self.core.game.position().to_fen();
+                let fen = self.engine.game.position().to_fen();
                 self.send(&fen);
             }
             // Noted, nothing to do: accepted/rejected features, opponent's name and rating,
@@ -590,14 +560,14 @@ impl Session {
     }
 
     fn set_chess960(&mut self, on: bool) {
-        self.core.chess960 = on;
-        let mut start = *self.core.game.position();
+        self.engine.chess960 = on;
+        let mut start = *self.engine.game.position();
         start.set_chess960(on);
         self.new_game(start);
     }
 
     fn new_game(&mut self, start: Position) {
-        self.core.new_game(start);
+        self.engine.new_game(start);
         self.game_over = false;
         self.position_changed();
         self.hint = None;
@@ -621,10 +591,10 @@ impl Session {
 
     /// The opponent's (or a user's) move.
     fn user_move(&mut self, text: &str) {
-        let pos = *self.core.game.position();
+        let pos = *self.engine.game.position();
         match pos.parse_move(text) {
             Ok(mv) => {
-                self.core.game.play(mv);
+                self.engine.game.play(mv);
                 self.excluded.clear();
                 if self.engine_color.is_some() && !self.analyzing {
                     self.check_game_over();
@@ -636,7 +606,7 @@ impl Session {
 
     /// Claims the result if the game has ended by the rules.
     fn check_game_over(&mut self) {
-        if let Some(outcome) = self.core.game.outcome() {
+        if let Some(outcome) = self.engine.game.outcome() {
             self.send(&outcome.to_string());
             self.game_over = true;
         }
@@ -650,15 +620,15 @@ impl Session {
                 // No move and no result: never spin on searching again; wait for input.
                 log::warn!(
                     "search gave no move in {}",
-                    self.core.game.position().to_fen()
+                    self.engine.game.position().to_fen()
                 );
                 self.engine_color = None;
             }
             return;
         };
-        let pos = *self.core.game.position();
+        let pos = *self.engine.game.position();
         let score = result.score;
-        if self.resign_threshold > 0 && score <= -self.resign_threshold {
+        if self.engine.resign_threshold > 0 && score <= -self.engine.resign_threshold {
             self.losing_moves += 1;
             if self.losing_moves >= 2 {
                 self.send("resign");
@@ -673,7 +643,7 @@ impl Session {
         } else {
             self.dead_even_moves = 0;
         }
-        if self.draw_offers && self.dead_even_moves == 10 {
+        if self.engine.draw_offers && self.dead_even_moves == 10 {
             self.send("offer draw");
         }
         self.send_engine_move(mv);
@@ -686,7 +656,7 @@ impl Session {
     fn play_book_move(&mut self, mv: Move, weight: u16, total: u32) {
         log::debug!("book move {mv:?}, weight {weight} of {total}");
         if self.post {
-            let pos = *self.core.game.position();
+            let pos = *self.engine.game.position();
             let text = self.move_text(&pos, mv);
             self.send(&format!("0 0 0 0\t{text} (book)"));
         }
@@ -696,9 +666,9 @@ impl Session {
 
     /// Makes our move in the game and tells the GUI, then claims a result it brings about.
     fn send_engine_move(&mut self, mv: Move) {
-        let pos = *self.core.game.position();
+        let pos = *self.engine.game.position();
         let text = self.move_text(&pos, mv);
-        self.core.game.play(mv);
+        self.engine.game.play(mv);
         self.send(&format!("move {text}"));
         self.excluded.clear();
         self.ponder_due = true;
@@ -708,12 +678,12 @@ impl Session {
     /// `bk`: the book moves of the position with their weights and shares, tab-indented
     /// and ended by an empty line as the protocol asks.
     fn send_book_moves(&mut self) {
-        let pos = *self.core.game.position();
+        let pos = *self.engine.game.position();
         let mut lines = Vec::new();
-        if self.core.book.is_none() {
+        if self.engine.book.is_none() {
             lines.push("\tNo opening book is loaded (option Book File).".to_string());
         } else {
-            match self.core.book_moves() {
+            match self.engine.book_moves() {
                 Err(e) => lines.push(format!("\t{e}")),
                 Ok(moves) if moves.is_empty() => {
                     lines.push("\tNo book moves in this position.".to_string())
@@ -727,7 +697,7 @@ impl Session {
                     }
                 }
             }
-            if !self.core.use_book {
+            if !self.engine.use_book {
                 lines.push("\t(the book is not used for play: option Book is off)".to_string());
             }
         }
@@ -738,7 +708,7 @@ impl Session {
     /// A move as xboard wants it: coordinates, castling as `O-O`/`O-O-O` in Chess960.
     fn move_text(&self, pos: &Position, mv: Move) -> String {
         match pos.castling_side_of(mv) {
-            Some(side) if self.core.chess960 || pos.is_chess960() => side.notation().to_string(),
+            Some(side) if self.engine.chess960 || pos.is_chess960() => side.notation().to_string(),
             _ => pos.coordinate(mv),
         }
     }
@@ -751,10 +721,10 @@ impl Session {
     /// anything else is left for the driver.
     fn wait_for_expected_move(&mut self, expected: Move) -> Option<Move> {
         loop {
-            let line = self.core.io.receive();
+            let line = self.engine.io.receive();
             match Command::parse(&line) {
                 Ok(Command::Move(text))
-                    if self.core.game.position().parse_move(&text) == Ok(expected) =>
+                    if self.engine.game.position().parse_move(&text) == Ok(expected) =>
                 {
                     return Some(expected);
                 }
@@ -762,60 +732,35 @@ impl Session {
                     self.handle_harmless(cmd)
                 }
                 _ => {
-                    self.core.io.pending.push_back(line);
+                    self.engine.io.pending.push_back(line);
                     return None;
                 }
             }
         }
     }
 
+    /// `option NAME=VALUE`, through the engine's option table.
     fn set_option(&mut self, name: &str, value: Option<&str>) {
-        match (name, value) {
-            ("Resign Threshold", Some(v)) => match v.parse::<i32>() {
-                Ok(n) if (0..=10_000).contains(&n) => self.resign_threshold = n,
-                _ => self.send(&format!("Error (Resign Threshold must be 0-10000): {v}")),
-            },
-            ("Draw Offers", Some(v)) => match v {
-                "1" | "true" => self.draw_offers = true,
-                "0" | "false" => self.draw_offers = false,
-                _ => self.send(&format!("Error (Draw Offers must be 0 or 1): {v}")),
-            },
-            ("Move Overhead", Some(v)) => {
-                if let Err(e) = self.core.set_move_overhead(v) {
-                    self.send(&format!("Error ({e}): {v}"));
+        let command = match value {
+            Some(v) => format!("option {name}={v}"),
+            None => format!("option {name}"),
+        };
+        match self.engine.set_option(Protocol::Xboard, name, value) {
+            Ok(lines) => {
+                for line in lines {
+                    self.send(&format!("# {line}"));
                 }
             }
-            ("MultiPV", v) => {
-                if let Err(e) = self.core.set_multi_pv(v.unwrap_or("")) {
-                    let command = match v {
-                        Some(v) => format!("option MultiPV={v}"),
-                        None => "option MultiPV (it needs =N)".to_string(),
-                    };
-                    self.send(&format!("Error ({e}): {command}"));
-                }
-            }
-            ("Book File", v) => {
-                if let Err(e) = self.core.set_book_file(v.unwrap_or("")) {
-                    self.send(&format!("tellusererror {e}"));
-                }
-            }
-            ("Book", Some(v)) => match v {
-                "1" | "true" => self.core.use_book = true,
-                "0" | "false" => self.core.use_book = false,
-                _ => self.send(&format!("Error (Book must be 0 or 1): {v}")),
-            },
-            ("Log File", Some(v)) => {
-                let path = (!v.is_empty() && v != "off").then(|| std::path::Path::new(v));
-                if let Err(e) = self.core.io.transcript.open(path) {
-                    self.send(&format!("Error (cannot open log file: {e}): {v}"));
-                }
-            }
-            _ => self.send(&format!("Error (unknown option): {name}")),
+            Err(OptionError::Unknown) => self.send(&format!("Error (unknown option): {name}")),
+            Err(OptionError::BadValue(why)) => self.send(&format!("Error ({why}): {command}")),
+            // The value was right but could not be used (a file that does not open): the
+            // person who chose it in the dialog should see why.
+            Err(OptionError::Refused(why)) => self.send(&format!("tellusererror {why}")),
         }
     }
 
     fn exclude(&mut self, what: &str, exclude: bool) {
-        let pos = *self.core.game.position();
+        let pos = *self.engine.game.position();
         if what == "all" {
             self.excluded = if exclude {
                 pos.legal_moves().to_vec()
@@ -843,7 +788,7 @@ impl Session {
         match command {
             EditCommand::Done => {
                 let edit = self.edit.take().unwrap();
-                let fen = edit.to_fen(self.core.game.position().side_to_move());
+                let fen = edit.to_fen(self.engine.game.position().side_to_move());
                 self.set_board(&fen);
             }
             EditCommand::Clear => edit.pieces = [None; 64],
@@ -862,7 +807,7 @@ impl Session {
         let Some(edit) = self.edit.take() else {
             return;
         };
-        let pos = *self.core.game.position();
+        let pos = *self.engine.game.position();
         let untouched = Square::all().all(|sq| edit.pieces[sq.index()] == pos.piece_on(sq));
         let fen = edit.to_fen(pos.side_to_move());
         let outcome = if untouched {
@@ -947,8 +892,8 @@ impl EditBoard {
 /// The xboard side of the shared search hook: answers what can be answered at once,
 /// queues the rest, and recognises the ponder hit.
 impl Front for Session {
-    fn core(&mut self) -> &mut Core {
-        &mut self.core
+    fn engine(&mut self) -> &mut Engine {
+        &mut self.engine
     }
 
     /// One line that arrived during the search.
@@ -962,27 +907,29 @@ impl Front for Session {
             Mode::Think => match parsed {
                 Ok(Command::MoveNow) => search.stop(Abort::MoveNow),
                 // Errors and harmless commands wait their turn behind the move.
-                Err(_) => self.core.io.pending.push_back(line),
-                Ok(cmd) if cmd.is_harmless_during_search() => self.core.io.pending.push_back(line),
+                Err(_) => self.engine.io.pending.push_back(line),
+                Ok(cmd) if cmd.is_harmless_during_search() => {
+                    self.engine.io.pending.push_back(line)
+                }
                 Ok(_) => {
-                    self.core.io.pending.push_back(line);
+                    self.engine.io.pending.push_back(line);
                     search.stop(Abort::Command);
                 }
             },
             Mode::Ponder { expected } => match parsed {
                 Ok(Command::Move(text))
                     if expected.is_some()
-                        && self.core.game.position().parse_move(&text).ok() == expected =>
+                        && self.engine.game.position().parse_move(&text).ok() == expected =>
                 {
                     // The hit move is not in the game yet: count it.
-                    let moves_made = (self.core.game.moves().len() as u32).div_ceil(2);
-                    search.on_ponder_hit(self.core.limits(moves_made));
+                    let moves_made = (self.engine.game.moves().len() as u32).div_ceil(2);
+                    search.on_ponder_hit(self.engine.limits(moves_made));
                 }
                 Ok(Command::MoveNow) | Ok(Command::Stat) => {}
                 Ok(cmd) if cmd.is_harmless_during_search() => self.handle_harmless(cmd),
                 Err(e) if invalid_line(&line).is_none() => self.send_error(&e),
                 _ => {
-                    self.core.io.pending.push_back(line);
+                    self.engine.io.pending.push_back(line);
                     search.stop(Abort::Command);
                 }
             },
@@ -992,7 +939,7 @@ impl Front for Session {
                 Ok(cmd) if cmd.is_harmless_during_search() => self.handle_harmless(cmd),
                 Err(e) if invalid_line(&line).is_none() => self.send_error(&e),
                 _ => {
-                    self.core.io.pending.push_back(line);
+                    self.engine.io.pending.push_back(line);
                     search.stop(Abort::Command);
                 }
             },
