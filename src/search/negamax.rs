@@ -13,6 +13,7 @@ use super::score::{
     TB_WIN_BOUND,
 };
 use super::see::see_ge;
+use super::tt::Hit;
 use super::{Bound, SearchHook, Worker, FRAME_OFFSET, INFINITE, MAX_DEPTH, MAX_PLY, NO_EVAL};
 use crate::chess::{Move, Position};
 use crate::tablebase::Wdl;
@@ -37,6 +38,77 @@ impl Reductions {
     fn get(&self, depth: i32, number: usize) -> i32 {
         self.0[(depth as usize).min(63)][number.min(63)] as i32
     }
+}
+
+/// One node of the search: where it is, its window and its kind. `depth` and `alpha` move
+/// as the node learns (a tablebase bound, internal iterative reduction, a better move).
+#[derive(Clone, Copy)]
+struct Node {
+    depth: i32,
+    alpha: i32,
+    beta: i32,
+    ply: usize,
+    is_pv: bool,
+    cut_node: bool,
+    in_check: bool,
+    key: u64,
+    /// The move this node must not search (`Move::NONE` but in a singular search).
+    excluded: Move,
+}
+
+/// The evaluations of a node, before any move is searched.
+#[derive(Clone, Copy)]
+struct Evals {
+    /// The evaluator's score (or the one the table kept); `NO_EVAL` in check.
+    raw: i32,
+    /// `raw` with the correction history's average error added.
+    static_eval: i32,
+    /// The best guess of the node's score the pruning decisions use: `static_eval`, or
+    /// the hash score where its bound says it is nearer the truth.
+    eval: i32,
+    /// Better than two plies ago (our last turn): prune less, reduce less.
+    improving: bool,
+}
+
+/// What the tablebases proved about a PV node without ending it: its score stays inside.
+#[derive(Clone, Copy)]
+struct TbBounds {
+    floor: i32,
+    ceiling: i32,
+}
+
+impl TbBounds {
+    const NONE: TbBounds = TbBounds {
+        floor: -INFINITE,
+        ceiling: INFINITE,
+    };
+
+    #[inline(always)]
+    fn apply(self, score: i32) -> i32 {
+        score.max(self.floor).min(self.ceiling)
+    }
+}
+
+/// Mate distance pruning: no line here can beat a mate already found nearer the root.
+/// Narrows the window; returns the node's score when nothing is left of it.
+#[inline(always)]
+fn mate_distance_pruning(alpha: &mut i32, beta: &mut i32, ply: usize) -> Option<i32> {
+    *alpha = (*alpha).max(-MATE + ply as i32);
+    *beta = (*beta).min(MATE - ply as i32 - 1);
+    if *alpha >= *beta {
+        return Some(*alpha);
+    }
+    None
+}
+
+/// Hash cutoff: outside PV nodes, a stored bound from a deep enough search ends the node.
+#[inline(always)]
+fn hash_cutoff(tt_hit: Option<Hit>, node: &Node) -> Option<i32> {
+    let hit = tt_hit?;
+    if !node.is_pv && hit.depth >= node.depth && bound_cuts(hit, node.ply, node.alpha, node.beta) {
+        return Some(score_from_tt(hit.score, node.ply));
+    }
+    None
 }
 
 impl Worker {
@@ -117,150 +189,66 @@ impl Worker {
         if depth <= 0 {
             return self.quiescence(pos, alpha, beta, ply, true, hook);
         }
-        self.pv_len[ply] = 0;
-        if self.enter_node(hook) {
-            return 0;
+        if let Some(score) = self.ends_on_entry(pos, ply, in_check, hook) {
+            return score;
         }
-        if self.is_draw(pos) {
-            // A 50-move position that is mate is still mate.
-            if !(pos.halfmove_clock() >= 100 && in_check && !pos.has_legal_moves()) {
-                return 0;
-            }
-        }
-        if ply >= MAX_PLY {
-            return self.evaluator.evaluate(pos);
-        }
-        // Mate distance pruning: no line here can beat a mate already found nearer the root.
-        alpha = alpha.max(-MATE + ply as i32);
-        beta = beta.min(MATE - ply as i32 - 1);
-        if alpha >= beta {
-            return alpha;
+        if let Some(score) = mate_distance_pruning(&mut alpha, &mut beta, ply) {
+            return score;
         }
         self.seldepth = self.seldepth.max(ply as u32);
-
-        let key = pos.key();
-        let excluded = self.frames[ply + FRAME_OFFSET].excluded;
-        // A search with a move excluded is about a different tree: no hash cutoffs.
-        let tt_hit = if excluded.is_none() {
-            self.tt.probe(key)
-        } else {
-            None
+        let mut node = Node {
+            depth,
+            alpha,
+            beta,
+            ply,
+            is_pv,
+            cut_node,
+            in_check,
+            key: pos.key(),
+            excluded: self.frames[ply + FRAME_OFFSET].excluded,
         };
-        let mut tt_move = Move::NONE;
-        if let Some(hit) = tt_hit {
-            tt_move = hit.mv;
-            if !is_pv && hit.depth >= depth && bound_cuts(hit, ply, alpha, beta) {
-                return score_from_tt(hit.score, ply);
-            }
+
+        let tt_hit = self.probe_hash(&node);
+        let tt_move = tt_hit.map_or(Move::NONE, |hit| hit.mv);
+        if let Some(score) = hash_cutoff(tt_hit, &node) {
+            return score;
         }
-
-        // Tablebases: exact only right after a capture or pawn move (the 50-move counter
-        // at 0) and without castling rights. A win or loss is a bound (a mate may be
-        // nearer than the table says); a draw is exact.
-        let mut tb_floor = -INFINITE;
-        let mut tb_ceiling = INFINITE;
-        if let Some(tables) = self.tb.tables.as_deref().filter(|_| excluded.is_none()) {
-            let pieces = pos.occupied().count();
-            if pos.halfmove_clock() == 0
-                && tables.covers(pos)
-                && (pieces < tables.largest() || depth >= self.tb.probe_depth)
-            {
-                if let Some(wdl) = tables.probe_wdl(pos) {
-                    self.tb.hits.fetch_add(1, Relaxed);
-                    let (score, bound) = match wdl {
-                        Wdl::Win => (TB_WIN - ply as i32, Bound::Lower),
-                        Wdl::Loss => (-TB_WIN + ply as i32, Bound::Upper),
-                        // Wins and losses the 50-move rule spoils are draws.
-                        _ => (0, Bound::Exact),
-                    };
-                    let cuts = match bound {
-                        Bound::Lower => score >= beta,
-                        Bound::Upper => score <= alpha,
-                        _ => true,
-                    };
-                    if cuts {
-                        self.tt.store(
-                            key,
-                            Move::NONE,
-                            score_to_tt(score, ply),
-                            (depth + 6).min(MAX_DEPTH as i32),
-                            bound,
-                            NO_EVAL,
-                        );
-                        return score;
-                    }
-                    if is_pv {
-                        if bound == Bound::Lower {
-                            tb_floor = score;
-                            alpha = alpha.max(score);
-                        } else {
-                            tb_ceiling = score;
-                        }
-                    }
-                }
-            }
+        let mut tb_bounds = TbBounds::NONE;
+        if let Some(score) = self.probe_tablebases(pos, &mut node, &mut tb_bounds) {
+            return score;
         }
-
-        let raw_eval = match tt_hit {
-            _ if in_check => NO_EVAL,
-            Some(hit) if hit.eval != NO_EVAL => hit.eval,
-            _ => self.evaluator.evaluate(pos),
-        };
-        let static_eval = self.corrected(pos, raw_eval);
-        self.frame(ply).static_eval = static_eval;
-        // The hash score, where its bound allows, is a better guess than the static one.
-        let eval = match tt_hit {
-            Some(hit) if !in_check && !is_mate_score(hit.score) => {
-                let score = hit.score;
-                let tighter = match hit.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => score > static_eval,
-                    Bound::Upper => score < static_eval,
-                    Bound::None => false,
-                };
-                if tighter {
-                    score
-                } else {
-                    static_eval
-                }
-            }
-            _ => static_eval,
-        };
-        self.frame(ply + 1).killers = [Move::NONE; 2];
-        // Better than two plies ago (our last turn): prune less, reduce less.
-        let improving = !in_check && {
-            let two_back = self.frames[ply + FRAME_OFFSET - 2].static_eval;
-            two_back == NO_EVAL || static_eval > two_back
-        };
+        let evals = self.evaluate_node(pos, &node, tt_hit);
         let us = pos.side_to_move();
 
-        if !is_pv && !in_check && excluded.is_none() {
+        if !node.is_pv && !node.in_check && node.excluded.is_none() {
             // Reverse futility: far above beta at low depth, assume it holds.
-            if depth <= 8 && eval - 80 * (depth - improving as i32) >= beta && !is_mate_score(beta)
+            if node.depth <= 8
+                && evals.eval - 80 * (node.depth - evals.improving as i32) >= node.beta
+                && !is_mate_score(node.beta)
             {
-                return eval;
+                return evals.eval;
             }
             // Null move: if passing still fails high, a real move surely would.
-            if depth >= 3
-                && eval >= beta
-                && self.frames[ply + FRAME_OFFSET - 1].moved.is_some()
+            if node.depth >= 3
+                && evals.eval >= node.beta
+                && self.frames[node.ply + FRAME_OFFSET - 1].moved.is_some()
                 && !pos.only_king_and_pawns(us)
             {
-                let r = 3 + depth / 3 + ((eval - beta) / 200).min(3);
+                let r = 3 + node.depth / 3 + ((evals.eval - node.beta) / 200).min(3);
                 let mut null = *pos;
                 null.play_null();
-                self.keys.push(key);
-                self.frame(ply).moved = None;
+                self.keys.push(node.key);
+                self.frame(node.ply).moved = None;
                 let saved_floor = self.null_floor;
                 self.null_floor = self.keys.len();
                 let score = -self.negamax(
                     &null,
-                    depth - 1 - r,
-                    -beta,
-                    -beta + 1,
-                    ply + 1,
+                    node.depth - 1 - r,
+                    -node.beta,
+                    -node.beta + 1,
+                    node.ply + 1,
                     false,
-                    !cut_node,
+                    !node.cut_node,
                     hook,
                 );
                 self.null_floor = saved_floor;
@@ -268,10 +256,10 @@ impl Worker {
                 if self.stopped {
                     return 0;
                 }
-                if score >= beta {
+                if score >= node.beta {
                     // Neither a mate nor a table win is proven by passing.
                     return if score.abs() >= TB_WIN_BOUND {
-                        beta
+                        node.beta
                     } else {
                         score
                     };
@@ -281,24 +269,24 @@ impl Worker {
 
         // Internal iterative reduction: with no hash move this node is probably new to us;
         // search it a ply shallower rather than spend a full depth guessing.
-        if depth >= 4 && tt_move.is_none() {
-            depth -= 1;
+        if node.depth >= 4 && tt_move.is_none() {
+            node.depth -= 1;
         }
 
-        let earlier = self.earlier_moves(ply);
+        let earlier = self.earlier_moves(node.ply);
         let mut picker = MovePicker::new(
             pos,
             &self.history,
             Context {
                 tt_move,
-                killers: self.frames[ply + FRAME_OFFSET].killers,
+                killers: self.frames[node.ply + FRAME_OFFSET].killers,
                 counter: self.history.countermove(earlier[0]),
                 earlier,
             },
             false,
         );
 
-        let original_alpha = alpha;
+        let original_alpha = node.alpha;
         let mut best_score = -INFINITE;
         let mut best_move = Move::NONE;
         let mut quiets_tried = [Move::NONE; 64];
@@ -309,10 +297,10 @@ impl Worker {
         let mut searched = 0;
         let has_pieces = !pos.only_king_and_pawns(us);
         let check_squares = pos.check_squares();
-        self.keys.push(key);
+        self.keys.push(node.key);
         while let Some(Pick { mv, score: order }) = picker.next(pos, &self.history) {
             legal += 1;
-            if mv == excluded {
+            if mv == node.excluded {
                 continue;
             }
             let quiet = is_quiet(pos, mv);
@@ -322,21 +310,25 @@ impl Worker {
             // and no mate against us to defend, late and hopeless moves are skipped.
             if best_score > -MATE_BOUND && has_pieces {
                 if quiet {
-                    let lmr_depth = (depth - 1 - self.reductions.get(depth, searched + 1)).max(0);
+                    let lmr_depth =
+                        (node.depth - 1 - self.reductions.get(node.depth, searched + 1)).max(0);
                     // Only this move: a later quiet move may still give check.
-                    if !in_check && !gives_check {
-                        let late = (3 + depth * depth) / (2 - improving as i32);
-                        if depth <= 8 && quiet_count as i32 >= late {
+                    if !node.in_check && !gives_check {
+                        let late = (3 + node.depth * node.depth) / (2 - evals.improving as i32);
+                        if node.depth <= 8 && quiet_count as i32 >= late {
                             continue;
                         }
-                        if lmr_depth <= 8 && eval + 100 + 90 * lmr_depth <= alpha {
+                        if lmr_depth <= 8 && evals.eval + 100 + 90 * lmr_depth <= node.alpha {
                             continue;
                         }
                     }
                     if lmr_depth <= 8 && !see_ge(pos, mv, -25 * lmr_depth * lmr_depth) {
                         continue;
                     }
-                } else if depth <= 8 && order < ORDER_KILLER && !see_ge(pos, mv, -100 * depth) {
+                } else if node.depth <= 8
+                    && order < ORDER_KILLER
+                    && !see_ge(pos, mv, -100 * node.depth)
+                {
                     continue;
                 }
             }
@@ -345,32 +337,32 @@ impl Worker {
             // score, the hash move is forced: search it deeper. If even without it the node
             // fails high, several moves cut: trust that (multi-cut).
             let mut extension = 0;
-            if mv == tt_move && depth >= 8 && ply > 0 && excluded.is_none() {
+            if mv == tt_move && node.depth >= 8 && node.ply > 0 && node.excluded.is_none() {
                 if let Some(hit) = tt_hit.filter(|h| {
-                    h.bound != Bound::Upper && h.depth >= depth - 3 && !is_mate_score(h.score)
+                    h.bound != Bound::Upper && h.depth >= node.depth - 3 && !is_mate_score(h.score)
                 }) {
-                    let singular_beta = hit.score - 2 * depth;
-                    self.frame(ply).excluded = mv;
+                    let singular_beta = hit.score - 2 * node.depth;
+                    self.frame(node.ply).excluded = mv;
                     self.keys.pop();
                     let score = self.negamax(
                         pos,
-                        (depth - 1) / 2,
+                        (node.depth - 1) / 2,
                         singular_beta - 1,
                         singular_beta,
-                        ply,
+                        node.ply,
                         false,
-                        cut_node,
+                        node.cut_node,
                         hook,
                     );
-                    self.keys.push(key);
-                    self.frame(ply).excluded = Move::NONE;
+                    self.keys.push(node.key);
+                    self.frame(node.ply).excluded = Move::NONE;
                     if self.stopped {
                         self.keys.pop();
                         return 0;
                     }
                     if score < singular_beta {
                         extension = 1;
-                    } else if singular_beta >= beta {
+                    } else if singular_beta >= node.beta {
                         self.keys.pop();
                         return singular_beta;
                     }
@@ -379,26 +371,30 @@ impl Worker {
 
             let child = pos.after(mv);
             self.tt.prefetch(child.key());
-            self.frame(ply).moved = Some(piece_to(pos, mv));
-            let new_depth = depth - 1 + extension;
+            self.frame(node.ply).moved = Some(piece_to(pos, mv));
+            let new_depth = node.depth - 1 + extension;
             let mut score;
             if searched == 0 {
                 score = -self.negamax(
                     &child,
                     new_depth,
-                    -beta,
-                    -alpha,
-                    ply + 1,
-                    is_pv,
-                    !is_pv && !cut_node,
+                    -node.beta,
+                    -node.alpha,
+                    node.ply + 1,
+                    node.is_pv,
+                    !node.is_pv && !node.cut_node,
                     hook,
                 );
             } else {
                 // Late moves are searched shallower first, and again at full depth only if
                 // they look better than the best so far.
                 let mut reduction = 0;
-                if depth >= 3 && searched > is_pv as usize && (quiet || order < 0) && !gives_check {
-                    reduction = self.reductions.get(depth, searched + 1);
+                if node.depth >= 3
+                    && searched > node.is_pv as usize
+                    && (quiet || order < 0)
+                    && !gives_check
+                {
+                    reduction = self.reductions.get(node.depth, searched + 1);
                     if quiet {
                         // Looked up here, not for every move: pruned moves never need it.
                         let history_score =
@@ -408,35 +404,43 @@ impl Worker {
                             reduction -= 1;
                         }
                     }
-                    reduction += !improving as i32 + cut_node as i32;
-                    reduction -= is_pv as i32;
+                    reduction += !evals.improving as i32 + node.cut_node as i32;
+                    reduction -= node.is_pv as i32;
                     reduction = reduction.clamp(0, new_depth - 1);
                 }
                 score = -self.negamax(
                     &child,
                     new_depth - reduction,
-                    -alpha - 1,
-                    -alpha,
-                    ply + 1,
+                    -node.alpha - 1,
+                    -node.alpha,
+                    node.ply + 1,
                     false,
                     true,
                     hook,
                 );
-                if score > alpha && reduction > 0 && !self.stopped {
+                if score > node.alpha && reduction > 0 && !self.stopped {
                     score = -self.negamax(
                         &child,
                         new_depth,
-                        -alpha - 1,
-                        -alpha,
-                        ply + 1,
+                        -node.alpha - 1,
+                        -node.alpha,
+                        node.ply + 1,
                         false,
-                        !cut_node,
+                        !node.cut_node,
                         hook,
                     );
                 }
-                if score > alpha && score < beta && is_pv && !self.stopped {
-                    score =
-                        -self.negamax(&child, new_depth, -beta, -alpha, ply + 1, true, false, hook);
+                if score > node.alpha && score < node.beta && node.is_pv && !self.stopped {
+                    score = -self.negamax(
+                        &child,
+                        new_depth,
+                        -node.beta,
+                        -node.alpha,
+                        node.ply + 1,
+                        true,
+                        false,
+                        hook,
+                    );
                 }
             }
             searched += 1;
@@ -446,17 +450,17 @@ impl Worker {
             }
             if score > best_score {
                 best_score = score;
-                if score > alpha {
+                if score > node.alpha {
                     best_move = mv;
-                    alpha = score;
-                    if is_pv {
-                        self.update_pv(ply, mv);
+                    node.alpha = score;
+                    if node.is_pv {
+                        self.update_pv(node.ply, mv);
                     }
-                    if alpha >= beta {
+                    if node.alpha >= node.beta {
                         self.learn_cutoff(
                             pos,
-                            ply,
-                            depth,
+                            node.ply,
+                            node.depth,
                             mv,
                             &quiets_tried[..quiet_count],
                             &noisy_tried[..noisy_count],
@@ -477,38 +481,184 @@ impl Worker {
         }
         self.keys.pop();
         if legal == 0 {
-            return if in_check { -MATE + ply as i32 } else { 0 };
+            return if node.in_check {
+                -MATE + node.ply as i32
+            } else {
+                0
+            };
         }
         if searched == 0 {
             // Every move was pruned: fall back to a fail-low at alpha.
-            return alpha;
+            return node.alpha;
         }
         // The tables' bound holds whatever this search found.
-        let best_score = best_score.max(tb_floor).min(tb_ceiling);
-        let bound = bound_of(best_score, original_alpha, beta);
-        if !excluded.is_none() {
+        let best_score = tb_bounds.apply(best_score);
+        let bound = bound_of(best_score, original_alpha, node.beta);
+        if !node.excluded.is_none() {
             return best_score;
         }
         // Learn how far the static evaluation was off, where the search's score says so: a
         // quiet position (no capture found best), and a bound on the right side of it.
-        if !in_check
+        if !node.in_check
             && (best_move.is_none() || is_quiet(pos, best_move))
             && best_score.abs() < TB_WIN_BOUND
-            && !(bound == Bound::Lower && best_score <= static_eval)
-            && !(bound == Bound::Upper && best_score >= static_eval)
+            && !(bound == Bound::Lower && best_score <= evals.static_eval)
+            && !(bound == Bound::Upper && best_score >= evals.static_eval)
         {
-            self.correction.update(pos, depth, raw_eval, best_score);
+            self.correction
+                .update(pos, node.depth, evals.raw, best_score);
         }
         // A fail-low proves no move best: keep whatever move the table already has.
         self.tt.store(
-            key,
+            node.key,
             best_move,
-            score_to_tt(best_score, ply),
-            depth,
+            score_to_tt(best_score, node.ply),
+            node.depth,
             bound,
-            raw_eval,
+            evals.raw,
         );
         best_score
+    }
+
+    /// The checks that end a node before it looks at the table: a stop, a draw, the ply
+    /// limit. Returns the node's score if one of them does.
+    #[inline(always)]
+    fn ends_on_entry(
+        &mut self,
+        pos: &Position,
+        ply: usize,
+        in_check: bool,
+        hook: &mut dyn SearchHook,
+    ) -> Option<i32> {
+        self.pv_len[ply] = 0;
+        if self.enter_node(hook) {
+            return Some(0);
+        }
+        if self.is_draw(pos) {
+            // A 50-move position that is mate is still mate.
+            if !(pos.halfmove_clock() >= 100 && in_check && !pos.has_legal_moves()) {
+                return Some(0);
+            }
+        }
+        if ply >= MAX_PLY {
+            return Some(self.evaluator.evaluate(pos));
+        }
+        None
+    }
+
+    /// The hash probe: the move to try first and a stored score. A search with a move
+    /// excluded is about a different tree: it neither probes nor cuts.
+    #[inline(always)]
+    fn probe_hash(&self, node: &Node) -> Option<Hit> {
+        if node.excluded.is_none() {
+            self.tt.probe(node.key)
+        } else {
+            None
+        }
+    }
+
+    /// The tablebase probe in the tree: exact only right after a capture or pawn move (the
+    /// 50-move counter at 0) and without castling rights. A win or loss is a bound (a mate
+    /// may be nearer than the table says); a draw is exact. Returns the node's score when
+    /// the table's answer cuts; else, at a PV node, keeps the bound in `tb_bounds` (and
+    /// raises alpha to a proven floor).
+    #[inline(always)]
+    fn probe_tablebases(
+        &mut self,
+        pos: &Position,
+        node: &mut Node,
+        tb_bounds: &mut TbBounds,
+    ) -> Option<i32> {
+        let tables = self
+            .tb
+            .tables
+            .as_deref()
+            .filter(|_| node.excluded.is_none())?;
+        let pieces = pos.occupied().count();
+        if pos.halfmove_clock() == 0
+            && tables.covers(pos)
+            && (pieces < tables.largest() || node.depth >= self.tb.probe_depth)
+        {
+            if let Some(wdl) = tables.probe_wdl(pos) {
+                self.tb.hits.fetch_add(1, Relaxed);
+                let ply = node.ply;
+                let (score, bound) = match wdl {
+                    Wdl::Win => (TB_WIN - ply as i32, Bound::Lower),
+                    Wdl::Loss => (-TB_WIN + ply as i32, Bound::Upper),
+                    // Wins and losses the 50-move rule spoils are draws.
+                    _ => (0, Bound::Exact),
+                };
+                let cuts = match bound {
+                    Bound::Lower => score >= node.beta,
+                    Bound::Upper => score <= node.alpha,
+                    _ => true,
+                };
+                if cuts {
+                    self.tt.store(
+                        node.key,
+                        Move::NONE,
+                        score_to_tt(score, ply),
+                        (node.depth + 6).min(MAX_DEPTH as i32),
+                        bound,
+                        NO_EVAL,
+                    );
+                    return Some(score);
+                }
+                if node.is_pv {
+                    if bound == Bound::Lower {
+                        tb_bounds.floor = score;
+                        node.alpha = node.alpha.max(score);
+                    } else {
+                        tb_bounds.ceiling = score;
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// Static evaluation and improving: what the pruning below judges a node by. Records
+    /// the static evaluation in the node's frame for the plies below, and clears the next
+    /// ply's killers.
+    #[inline(always)]
+    fn evaluate_node(&mut self, pos: &Position, node: &Node, tt_hit: Option<Hit>) -> Evals {
+        let (ply, in_check) = (node.ply, node.in_check);
+        let raw = match tt_hit {
+            _ if in_check => NO_EVAL,
+            Some(hit) if hit.eval != NO_EVAL => hit.eval,
+            _ => self.evaluator.evaluate(pos),
+        };
+        let static_eval = self.corrected(pos, raw);
+        self.frame(ply).static_eval = static_eval;
+        // The hash score, where its bound allows, is a better guess than the static one.
+        let eval = match tt_hit {
+            Some(hit) if !in_check && !is_mate_score(hit.score) => {
+                let score = hit.score;
+                let tighter = match hit.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => score > static_eval,
+                    Bound::Upper => score < static_eval,
+                    Bound::None => false,
+                };
+                if tighter {
+                    score
+                } else {
+                    static_eval
+                }
+            }
+            _ => static_eval,
+        };
+        self.frame(ply + 1).killers = [Move::NONE; 2];
+        let improving = !in_check && {
+            let two_back = self.frames[ply + FRAME_OFFSET - 2].static_eval;
+            two_back == NO_EVAL || static_eval > two_back
+        };
+        Evals {
+            raw,
+            static_eval,
+            eval,
+            improving,
+        }
     }
 
     /// A move cut at `ply`: reward it, and punish the moves of its kind tried before it.
