@@ -3,7 +3,7 @@
 //! and SEE pruning), singular extensions and late-move reductions; and what it learns at a
 //! cutoff (history, killers, countermoves) and from its scores (evaluation correction).
 
-use super::history;
+use super::history::{self, PieceTo};
 use super::movepick::{
     capture_of, is_quiet, piece_to, quiet_score, Context, MovePicker, Pick, ORDER_COUNTER,
     ORDER_KILLER,
@@ -109,6 +109,27 @@ fn hash_cutoff(tt_hit: Option<Hit>, node: &Node) -> Option<i32> {
         return Some(score_from_tt(hit.score, node.ply));
     }
     None
+}
+
+/// Reverse futility pruning: far above beta at low depth, assume it holds.
+#[inline(always)]
+fn reverse_futility_pruning(node: &Node, evals: &Evals) -> Option<i32> {
+    if node.depth <= 8
+        && evals.eval - 80 * (node.depth - evals.improving as i32) >= node.beta
+        && !is_mate_score(node.beta)
+    {
+        return Some(evals.eval);
+    }
+    None
+}
+
+/// Internal iterative reduction: with no hash move this node is probably new to us;
+/// search it a ply shallower rather than spend a full depth guessing.
+#[inline(always)]
+fn internal_iterative_reduction(node: &mut Node, tt_move: Move) {
+    if node.depth >= 4 && tt_move.is_none() {
+        node.depth -= 1;
+    }
 }
 
 impl Worker {
@@ -220,71 +241,20 @@ impl Worker {
         let evals = self.evaluate_node(pos, &node, tt_hit);
         let us = pos.side_to_move();
 
+        // Whole-node pruning: not at a PV node (it needs a score, not a bound), in check (no
+        // static evaluation) or in a singular search (it asks about the other moves).
         if !node.is_pv && !node.in_check && node.excluded.is_none() {
-            // Reverse futility: far above beta at low depth, assume it holds.
-            if node.depth <= 8
-                && evals.eval - 80 * (node.depth - evals.improving as i32) >= node.beta
-                && !is_mate_score(node.beta)
-            {
-                return evals.eval;
+            if let Some(score) = reverse_futility_pruning(&node, &evals) {
+                return score;
             }
-            // Null move: if passing still fails high, a real move surely would.
-            if node.depth >= 3
-                && evals.eval >= node.beta
-                && self.frames[node.ply + FRAME_OFFSET - 1].moved.is_some()
-                && !pos.only_king_and_pawns(us)
-            {
-                let r = 3 + node.depth / 3 + ((evals.eval - node.beta) / 200).min(3);
-                let mut null = *pos;
-                null.play_null();
-                self.keys.push(node.key);
-                self.frame(node.ply).moved = None;
-                let saved_floor = self.null_floor;
-                self.null_floor = self.keys.len();
-                let score = -self.negamax(
-                    &null,
-                    node.depth - 1 - r,
-                    -node.beta,
-                    -node.beta + 1,
-                    node.ply + 1,
-                    false,
-                    !node.cut_node,
-                    hook,
-                );
-                self.null_floor = saved_floor;
-                self.keys.pop();
-                if self.stopped {
-                    return 0;
-                }
-                if score >= node.beta {
-                    // Neither a mate nor a table win is proven by passing.
-                    return if score.abs() >= TB_WIN_BOUND {
-                        node.beta
-                    } else {
-                        score
-                    };
-                }
+            if let Some(score) = self.null_move_pruning(pos, &node, &evals, hook) {
+                return score;
             }
         }
-
-        // Internal iterative reduction: with no hash move this node is probably new to us;
-        // search it a ply shallower rather than spend a full depth guessing.
-        if node.depth >= 4 && tt_move.is_none() {
-            node.depth -= 1;
-        }
+        internal_iterative_reduction(&mut node, tt_move);
 
         let earlier = self.earlier_moves(node.ply);
-        let mut picker = MovePicker::new(
-            pos,
-            &self.history,
-            Context {
-                tt_move,
-                killers: self.frames[node.ply + FRAME_OFFSET].killers,
-                counter: self.history.countermove(earlier[0]),
-                earlier,
-            },
-            false,
-        );
+        let mut picker = self.move_picker(pos, &node, tt_move, earlier);
 
         let original_alpha = node.alpha;
         let mut best_score = -INFINITE;
@@ -659,6 +629,79 @@ impl Worker {
             eval,
             improving,
         }
+    }
+
+    /// Null-move pruning: if passing still fails high, a real move surely would. Returns
+    /// the node's score when it does (0 when the search was stopped meanwhile).
+    #[inline(always)]
+    fn null_move_pruning(
+        &mut self,
+        pos: &Position,
+        node: &Node,
+        evals: &Evals,
+        hook: &mut dyn SearchHook,
+    ) -> Option<i32> {
+        let us = pos.side_to_move();
+        if node.depth >= 3
+            && evals.eval >= node.beta
+            && self.frames[node.ply + FRAME_OFFSET - 1].moved.is_some()
+            && !pos.only_king_and_pawns(us)
+        {
+            let r = 3 + node.depth / 3 + ((evals.eval - node.beta) / 200).min(3);
+            let mut null = *pos;
+            null.play_null();
+            self.keys.push(node.key);
+            self.frame(node.ply).moved = None;
+            let saved_floor = self.null_floor;
+            self.null_floor = self.keys.len();
+            let score = -self.negamax(
+                &null,
+                node.depth - 1 - r,
+                -node.beta,
+                -node.beta + 1,
+                node.ply + 1,
+                false,
+                !node.cut_node,
+                hook,
+            );
+            self.null_floor = saved_floor;
+            self.keys.pop();
+            if self.stopped {
+                return Some(0);
+            }
+            if score >= node.beta {
+                // Neither a mate nor a table win is proven by passing.
+                return Some(if score.abs() >= TB_WIN_BOUND {
+                    node.beta
+                } else {
+                    score
+                });
+            }
+        }
+        None
+    }
+
+    /// The move picker for a node: the hash move, then captures, killers and the
+    /// countermove, then the quiet moves by history.
+    #[inline(always)]
+    fn move_picker(
+        &self,
+        pos: &Position,
+        node: &Node,
+        tt_move: Move,
+        earlier: [Option<PieceTo>; 2],
+    ) -> MovePicker {
+        MovePicker::new(
+            pos,
+            &self.history,
+            Context {
+                tt_move,
+                killers: self.frames[node.ply + FRAME_OFFSET].killers,
+                counter: self.history.countermove(earlier[0]),
+                earlier,
+            },
+            false,
+        )
     }
 
     /// A move cut at `ply`: reward it, and punish the moves of its kind tried before it.
