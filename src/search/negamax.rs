@@ -17,6 +17,7 @@ use super::tt::Hit;
 use super::{Bound, SearchHook, Worker, FRAME_OFFSET, INFINITE, MAX_DEPTH, MAX_PLY, NO_EVAL};
 use crate::chess::{Move, Position};
 use crate::tablebase::Wdl;
+use std::ops::ControlFlow;
 use std::sync::atomic::Ordering::Relaxed;
 
 /// Late-move reductions, in plies, by depth and move number: grows with the log of both.
@@ -87,6 +88,64 @@ impl TbBounds {
     fn apply(self, score: i32) -> i32 {
         score.max(self.floor).min(self.ceiling)
     }
+}
+
+/// The move loop's record so far: the best score and move, the moves counted and searched,
+/// and the moves tried without a cutoff (a later cutting move's bonus is their malus).
+struct MoveLoop {
+    best_score: i32,
+    best_move: Move,
+    legal: usize,
+    searched: usize,
+    quiets_tried: [Move; 64],
+    quiet_count: usize,
+    noisy_tried: [Move; 32],
+    noisy_count: usize,
+}
+
+impl MoveLoop {
+    #[inline(always)]
+    fn new() -> MoveLoop {
+        MoveLoop {
+            best_score: -INFINITE,
+            best_move: Move::NONE,
+            legal: 0,
+            searched: 0,
+            quiets_tried: [Move::NONE; 64],
+            quiet_count: 0,
+            noisy_tried: [Move::NONE; 32],
+            noisy_count: 0,
+        }
+    }
+
+    /// A searched move that did not cut, kept while there is room.
+    #[inline(always)]
+    fn remember(&mut self, mv: Move, quiet: bool) {
+        if quiet {
+            if self.quiet_count < self.quiets_tried.len() {
+                self.quiets_tried[self.quiet_count] = mv;
+                self.quiet_count += 1;
+            }
+        } else if self.noisy_count < self.noisy_tried.len() {
+            self.noisy_tried[self.noisy_count] = mv;
+            self.noisy_count += 1;
+        }
+    }
+}
+
+/// The move the loop is at, and what pruning, extension and reduction ask of it.
+#[derive(Clone, Copy)]
+struct ThisMove {
+    mv: Move,
+    /// The picker's ordering score (`ORDER_KILLER`, `ORDER_COUNTER`, negative for a
+    /// losing capture, ...).
+    order: i32,
+    quiet: bool,
+    gives_check: bool,
+    /// Moves of this node searched before this one.
+    searched_before: usize,
+    /// Plies added to its depth (the singular extension).
+    extension: i32,
 }
 
 /// Mate distance pruning: no line here can beat a mate already found nearer the root.
@@ -191,6 +250,11 @@ impl Worker {
         self.stopped
     }
 
+    /// The search of `pos` below the root, `depth` plies deep in the window `alpha..beta`:
+    /// the score from the side to move, or 0 once stopped. It reads as its steps: entry
+    /// checks, hash and tablebase probes, static evaluation, whole-node pruning, then the
+    /// move loop (per-move pruning, singular extension, the search of the move with its
+    /// reduction, the best so far), and at the end the learning and the table store.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn negamax(
         &mut self,
@@ -204,6 +268,7 @@ impl Worker {
         hook: &mut dyn SearchHook,
     ) -> i32 {
         let in_check = pos.in_check();
+        // Check extension: a position in check is searched a ply deeper.
         if in_check {
             depth += 1;
         }
@@ -239,7 +304,6 @@ impl Worker {
             return score;
         }
         let evals = self.evaluate_node(pos, &node, tt_hit);
-        let us = pos.side_to_move();
 
         // Whole-node pruning: not at a PV node (it needs a score, not a bound), in check (no
         // static evaluation) or in a singular search (it asks about the other moves).
@@ -257,236 +321,64 @@ impl Worker {
         let mut picker = self.move_picker(pos, &node, tt_move, earlier);
 
         let original_alpha = node.alpha;
-        let mut best_score = -INFINITE;
-        let mut best_move = Move::NONE;
-        let mut quiets_tried = [Move::NONE; 64];
-        let mut quiet_count = 0;
-        let mut noisy_tried = [Move::NONE; 32];
-        let mut noisy_count = 0;
-        let mut legal = 0;
-        let mut searched = 0;
-        let has_pieces = !pos.only_king_and_pawns(us);
+        let mut moves = MoveLoop::new();
+        let has_pieces = !pos.only_king_and_pawns(pos.side_to_move());
         let check_squares = pos.check_squares();
         self.keys.push(node.key);
         while let Some(Pick { mv, score: order }) = picker.next(pos, &self.history) {
-            legal += 1;
+            moves.legal += 1;
             if mv == node.excluded {
                 continue;
             }
-            let quiet = is_quiet(pos, mv);
-            let gives_check = pos.gives_check_with(&check_squares, mv);
-
-            // Prune before making the move: at low depth, with a move already searched
-            // and no mate against us to defend, late and hopeless moves are skipped.
-            if best_score > -MATE_BOUND && has_pieces {
-                if quiet {
-                    let lmr_depth =
-                        (node.depth - 1 - self.reductions.get(node.depth, searched + 1)).max(0);
-                    // Only this move: a later quiet move may still give check.
-                    if !node.in_check && !gives_check {
-                        let late = (3 + node.depth * node.depth) / (2 - evals.improving as i32);
-                        if node.depth <= 8 && quiet_count as i32 >= late {
-                            continue;
-                        }
-                        if lmr_depth <= 8 && evals.eval + 100 + 90 * lmr_depth <= node.alpha {
-                            continue;
-                        }
-                    }
-                    if lmr_depth <= 8 && !see_ge(pos, mv, -25 * lmr_depth * lmr_depth) {
-                        continue;
-                    }
-                } else if node.depth <= 8
-                    && order < ORDER_KILLER
-                    && !see_ge(pos, mv, -100 * node.depth)
-                {
-                    continue;
-                }
+            let mut this = ThisMove {
+                mv,
+                order,
+                quiet: is_quiet(pos, mv),
+                gives_check: pos.gives_check_with(&check_squares, mv),
+                searched_before: moves.searched,
+                extension: 0,
+            };
+            if self.prunes_move(pos, &node, &evals, &this, &moves, has_pieces) {
+                continue;
             }
-
-            // Singular extension: if every other move falls well short of the hash move's
-            // score, the hash move is forced: search it deeper. If even without it the node
-            // fails high, several moves cut: trust that (multi-cut).
-            let mut extension = 0;
-            if mv == tt_move && node.depth >= 8 && node.ply > 0 && node.excluded.is_none() {
-                if let Some(hit) = tt_hit.filter(|h| {
-                    h.bound != Bound::Upper && h.depth >= node.depth - 3 && !is_mate_score(h.score)
-                }) {
-                    let singular_beta = hit.score - 2 * node.depth;
-                    self.frame(node.ply).excluded = mv;
+            this.extension = match self.singular_extension(pos, &node, tt_hit, tt_move, mv, hook) {
+                ControlFlow::Continue(extension) => extension,
+                ControlFlow::Break(score) => {
                     self.keys.pop();
-                    let score = self.negamax(
-                        pos,
-                        (node.depth - 1) / 2,
-                        singular_beta - 1,
-                        singular_beta,
-                        node.ply,
-                        false,
-                        node.cut_node,
-                        hook,
-                    );
-                    self.keys.push(node.key);
-                    self.frame(node.ply).excluded = Move::NONE;
-                    if self.stopped {
-                        self.keys.pop();
-                        return 0;
-                    }
-                    if score < singular_beta {
-                        extension = 1;
-                    } else if singular_beta >= node.beta {
-                        self.keys.pop();
-                        return singular_beta;
-                    }
+                    return score;
                 }
-            }
-
-            let child = pos.after(mv);
-            self.tt.prefetch(child.key());
-            self.frame(node.ply).moved = Some(piece_to(pos, mv));
-            let new_depth = node.depth - 1 + extension;
-            let mut score;
-            if searched == 0 {
-                score = -self.negamax(
-                    &child,
-                    new_depth,
-                    -node.beta,
-                    -node.alpha,
-                    node.ply + 1,
-                    node.is_pv,
-                    !node.is_pv && !node.cut_node,
-                    hook,
-                );
-            } else {
-                // Late moves are searched shallower first, and again at full depth only if
-                // they look better than the best so far.
-                let mut reduction = 0;
-                if node.depth >= 3
-                    && searched > node.is_pv as usize
-                    && (quiet || order < 0)
-                    && !gives_check
-                {
-                    reduction = self.reductions.get(node.depth, searched + 1);
-                    if quiet {
-                        // Looked up here, not for every move: pruned moves never need it.
-                        let history_score =
-                            quiet_score(pos, &self.history, us.index(), mv, earlier);
-                        reduction -= history_score / 8_192;
-                        if order >= ORDER_COUNTER {
-                            reduction -= 1;
-                        }
-                    }
-                    reduction += !evals.improving as i32 + node.cut_node as i32;
-                    reduction -= node.is_pv as i32;
-                    reduction = reduction.clamp(0, new_depth - 1);
-                }
-                score = -self.negamax(
-                    &child,
-                    new_depth - reduction,
-                    -node.alpha - 1,
-                    -node.alpha,
-                    node.ply + 1,
-                    false,
-                    true,
-                    hook,
-                );
-                if score > node.alpha && reduction > 0 && !self.stopped {
-                    score = -self.negamax(
-                        &child,
-                        new_depth,
-                        -node.alpha - 1,
-                        -node.alpha,
-                        node.ply + 1,
-                        false,
-                        !node.cut_node,
-                        hook,
-                    );
-                }
-                if score > node.alpha && score < node.beta && node.is_pv && !self.stopped {
-                    score = -self.negamax(
-                        &child,
-                        new_depth,
-                        -node.beta,
-                        -node.alpha,
-                        node.ply + 1,
-                        true,
-                        false,
-                        hook,
-                    );
-                }
-            }
-            searched += 1;
+            };
+            let score = self.search_move(pos, &node, &evals, &this, earlier, hook);
+            moves.searched += 1;
             if self.stopped {
                 self.keys.pop();
                 return 0;
             }
-            if score > best_score {
-                best_score = score;
-                if score > node.alpha {
-                    best_move = mv;
-                    node.alpha = score;
-                    if node.is_pv {
-                        self.update_pv(node.ply, mv);
-                    }
-                    if node.alpha >= node.beta {
-                        self.learn_cutoff(
-                            pos,
-                            node.ply,
-                            node.depth,
-                            mv,
-                            &quiets_tried[..quiet_count],
-                            &noisy_tried[..noisy_count],
-                        );
-                        break;
-                    }
-                }
+            if self.record_score(pos, &mut node, &mut moves, mv, score) {
+                break;
             }
-            if quiet {
-                if quiet_count < quiets_tried.len() {
-                    quiets_tried[quiet_count] = mv;
-                    quiet_count += 1;
-                }
-            } else if noisy_count < noisy_tried.len() {
-                noisy_tried[noisy_count] = mv;
-                noisy_count += 1;
-            }
+            moves.remember(mv, this.quiet);
         }
         self.keys.pop();
-        if legal == 0 {
+        if moves.legal == 0 {
+            // Checkmate or stalemate.
             return if node.in_check {
                 -MATE + node.ply as i32
             } else {
                 0
             };
         }
-        if searched == 0 {
+        if moves.searched == 0 {
             // Every move was pruned: fall back to a fail-low at alpha.
             return node.alpha;
         }
         // The tables' bound holds whatever this search found.
-        let best_score = tb_bounds.apply(best_score);
+        let best_score = tb_bounds.apply(moves.best_score);
         let bound = bound_of(best_score, original_alpha, node.beta);
         if !node.excluded.is_none() {
             return best_score;
         }
-        // Learn how far the static evaluation was off, where the search's score says so: a
-        // quiet position (no capture found best), and a bound on the right side of it.
-        if !node.in_check
-            && (best_move.is_none() || is_quiet(pos, best_move))
-            && best_score.abs() < TB_WIN_BOUND
-            && !(bound == Bound::Lower && best_score <= evals.static_eval)
-            && !(bound == Bound::Upper && best_score >= evals.static_eval)
-        {
-            self.correction
-                .update(pos, node.depth, evals.raw, best_score);
-        }
-        // A fail-low proves no move best: keep whatever move the table already has.
-        self.tt.store(
-            node.key,
-            best_move,
-            score_to_tt(best_score, node.ply),
-            node.depth,
-            bound,
-            evals.raw,
-        );
+        self.learn_and_store(pos, &node, &evals, best_score, moves.best_move, bound);
         best_score
     }
 
@@ -702,6 +594,259 @@ impl Worker {
             },
             false,
         )
+    }
+
+    /// Per-move pruning, before making the move: at low depth, with a move already
+    /// searched and no mate against us to defend, late and hopeless moves are skipped
+    /// (late-move, futility and SEE pruning). True when `this` is skipped.
+    #[inline(always)]
+    fn prunes_move(
+        &self,
+        pos: &Position,
+        node: &Node,
+        evals: &Evals,
+        this: &ThisMove,
+        moves: &MoveLoop,
+        has_pieces: bool,
+    ) -> bool {
+        if moves.best_score > -MATE_BOUND && has_pieces {
+            let (depth, mv) = (node.depth, this.mv);
+            if this.quiet {
+                let lmr_depth =
+                    (depth - 1 - self.reductions.get(depth, this.searched_before + 1)).max(0);
+                // Only this move: a later quiet move may still give check.
+                if !node.in_check && !this.gives_check {
+                    let late = (3 + depth * depth) / (2 - evals.improving as i32);
+                    if depth <= 8 && moves.quiet_count as i32 >= late {
+                        return true;
+                    }
+                    if lmr_depth <= 8 && evals.eval + 100 + 90 * lmr_depth <= node.alpha {
+                        return true;
+                    }
+                }
+                if lmr_depth <= 8 && !see_ge(pos, mv, -25 * lmr_depth * lmr_depth) {
+                    return true;
+                }
+            } else if depth <= 8 && this.order < ORDER_KILLER && !see_ge(pos, mv, -100 * depth) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Singular extension: if every other move falls well short of the hash move's score,
+    /// the hash move is forced: search it deeper. If even without it the node fails high,
+    /// several moves cut: trust that (multi-cut). Continues with the extension in plies, or
+    /// breaks with the node's score (0 when stopped); the node's key stays pushed.
+    #[inline(always)]
+    fn singular_extension(
+        &mut self,
+        pos: &Position,
+        node: &Node,
+        tt_hit: Option<Hit>,
+        tt_move: Move,
+        mv: Move,
+        hook: &mut dyn SearchHook,
+    ) -> ControlFlow<i32, i32> {
+        let mut extension = 0;
+        let depth = node.depth;
+        if mv == tt_move && depth >= 8 && node.ply > 0 && node.excluded.is_none() {
+            if let Some(hit) = tt_hit.filter(|h| {
+                h.bound != Bound::Upper && h.depth >= depth - 3 && !is_mate_score(h.score)
+            }) {
+                let singular_beta = hit.score - 2 * depth;
+                self.frame(node.ply).excluded = mv;
+                self.keys.pop();
+                let score = self.negamax(
+                    pos,
+                    (depth - 1) / 2,
+                    singular_beta - 1,
+                    singular_beta,
+                    node.ply,
+                    false,
+                    node.cut_node,
+                    hook,
+                );
+                self.keys.push(node.key);
+                self.frame(node.ply).excluded = Move::NONE;
+                if self.stopped {
+                    return ControlFlow::Break(0);
+                }
+                if score < singular_beta {
+                    extension = 1;
+                } else if singular_beta >= node.beta {
+                    return ControlFlow::Break(singular_beta);
+                }
+            }
+        }
+        ControlFlow::Continue(extension)
+    }
+
+    /// Makes the move and searches it: the first with the full window; later ones with a
+    /// null window, reduced if late, and again at full depth and window only where they
+    /// beat alpha. Returns the move's score from this node's side.
+    #[inline(always)]
+    fn search_move(
+        &mut self,
+        pos: &Position,
+        node: &Node,
+        evals: &Evals,
+        this: &ThisMove,
+        earlier: [Option<PieceTo>; 2],
+        hook: &mut dyn SearchHook,
+    ) -> i32 {
+        let (alpha, beta, ply) = (node.alpha, node.beta, node.ply);
+        let child = pos.after(this.mv);
+        self.tt.prefetch(child.key());
+        self.frame(ply).moved = Some(piece_to(pos, this.mv));
+        let new_depth = node.depth - 1 + this.extension;
+        let mut score;
+        if this.searched_before == 0 {
+            score = -self.negamax(
+                &child,
+                new_depth,
+                -beta,
+                -alpha,
+                ply + 1,
+                node.is_pv,
+                !node.is_pv && !node.cut_node,
+                hook,
+            );
+        } else {
+            let reduction = self.late_move_reduction(pos, node, evals, this, new_depth, earlier);
+            score = -self.negamax(
+                &child,
+                new_depth - reduction,
+                -alpha - 1,
+                -alpha,
+                ply + 1,
+                false,
+                true,
+                hook,
+            );
+            if score > alpha && reduction > 0 && !self.stopped {
+                score = -self.negamax(
+                    &child,
+                    new_depth,
+                    -alpha - 1,
+                    -alpha,
+                    ply + 1,
+                    false,
+                    !node.cut_node,
+                    hook,
+                );
+            }
+            if score > alpha && score < beta && node.is_pv && !self.stopped {
+                score = -self.negamax(&child, new_depth, -beta, -alpha, ply + 1, true, false, hook);
+            }
+        }
+        score
+    }
+
+    /// Late-move reduction: late moves are searched shallower first, and again at full
+    /// depth only if they look better than the best so far. The plies to take off: more
+    /// for later moves at greater depth, fewer for quiet moves the history likes.
+    #[inline(always)]
+    fn late_move_reduction(
+        &self,
+        pos: &Position,
+        node: &Node,
+        evals: &Evals,
+        this: &ThisMove,
+        new_depth: i32,
+        earlier: [Option<PieceTo>; 2],
+    ) -> i32 {
+        let mut reduction = 0;
+        let searched = this.searched_before;
+        if node.depth >= 3
+            && searched > node.is_pv as usize
+            && (this.quiet || this.order < 0)
+            && !this.gives_check
+        {
+            reduction = self.reductions.get(node.depth, searched + 1);
+            if this.quiet {
+                // Looked up here, not for every move: pruned moves never need it.
+                let us = pos.side_to_move().index();
+                let history_score = quiet_score(pos, &self.history, us, this.mv, earlier);
+                reduction -= history_score / 8_192;
+                if this.order >= ORDER_COUNTER {
+                    reduction -= 1;
+                }
+            }
+            reduction += !evals.improving as i32 + node.cut_node as i32;
+            reduction -= node.is_pv as i32;
+            reduction = reduction.clamp(0, new_depth - 1);
+        }
+        reduction
+    }
+
+    /// A searched move's score: a new best above alpha raises alpha and heads the PV; one
+    /// that reaches beta teaches the histories. True at that cutoff.
+    #[inline(always)]
+    fn record_score(
+        &mut self,
+        pos: &Position,
+        node: &mut Node,
+        moves: &mut MoveLoop,
+        mv: Move,
+        score: i32,
+    ) -> bool {
+        if score > moves.best_score {
+            moves.best_score = score;
+            if score > node.alpha {
+                moves.best_move = mv;
+                node.alpha = score;
+                if node.is_pv {
+                    self.update_pv(node.ply, mv);
+                }
+                if node.alpha >= node.beta {
+                    self.learn_cutoff(
+                        pos,
+                        node.ply,
+                        node.depth,
+                        mv,
+                        &moves.quiets_tried[..moves.quiet_count],
+                        &moves.noisy_tried[..moves.noisy_count],
+                    );
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// What a finished node leaves: the correction history learns how far the static
+    /// evaluation was off, and the table keeps the score, bound and best move.
+    #[inline(always)]
+    fn learn_and_store(
+        &mut self,
+        pos: &Position,
+        node: &Node,
+        evals: &Evals,
+        best_score: i32,
+        best_move: Move,
+        bound: Bound,
+    ) {
+        // Only where the search's score says so: a quiet position (no capture found best),
+        // and a bound on the right side of the static evaluation.
+        if !node.in_check
+            && (best_move.is_none() || is_quiet(pos, best_move))
+            && best_score.abs() < TB_WIN_BOUND
+            && !(bound == Bound::Lower && best_score <= evals.static_eval)
+            && !(bound == Bound::Upper && best_score >= evals.static_eval)
+        {
+            self.correction
+                .update(pos, node.depth, evals.raw, best_score);
+        }
+        // A fail-low proves no move best: keep whatever move the table already has.
+        self.tt.store(
+            node.key,
+            best_move,
+            score_to_tt(best_score, node.ply),
+            node.depth,
+            bound,
+            evals.raw,
+        );
     }
 
     /// A move cut at `ply`: reward it, and punish the moves of its kind tried before it.
