@@ -3,7 +3,7 @@
 //! and SEE pruning), singular extensions and late-move reductions; and what it learns at a
 //! cutoff (history, killers, countermoves) and from its scores (evaluation correction).
 
-use super::history;
+use super::history::{self, PieceTo};
 use super::movepick::{
     capture_of, is_quiet, piece_to, quiet_score, Context, MovePicker, Pick, ORDER_COUNTER,
     ORDER_KILLER,
@@ -13,9 +13,11 @@ use super::score::{
     TB_WIN_BOUND,
 };
 use super::see::see_ge;
+use super::tt::Hit;
 use super::{Bound, SearchHook, Worker, FRAME_OFFSET, INFINITE, MAX_DEPTH, MAX_PLY, NO_EVAL};
 use crate::chess::{Move, Position};
 use crate::tablebase::Wdl;
+use std::ops::ControlFlow;
 use std::sync::atomic::Ordering::Relaxed;
 
 /// Late-move reductions, in plies, by depth and move number: grows with the log of both.
@@ -36,6 +38,156 @@ impl Reductions {
     #[inline(always)]
     fn get(&self, depth: i32, number: usize) -> i32 {
         self.0[(depth as usize).min(63)][number.min(63)] as i32
+    }
+}
+
+/// One node of the search: where it is, its window and its kind. `depth` and `alpha` move
+/// as the node learns (a tablebase bound, internal iterative reduction, a better move).
+#[derive(Clone, Copy)]
+struct Node {
+    depth: i32,
+    alpha: i32,
+    beta: i32,
+    ply: usize,
+    is_pv: bool,
+    cut_node: bool,
+    in_check: bool,
+    key: u64,
+    /// The move this node must not search (`Move::NONE` but in a singular search).
+    excluded: Move,
+}
+
+/// The evaluations of a node, before any move is searched.
+#[derive(Clone, Copy)]
+struct Evals {
+    /// The evaluator's score (or the one the table kept); `NO_EVAL` in check.
+    raw: i32,
+    /// `raw` with the correction history's average error added.
+    static_eval: i32,
+    /// The best guess of the node's score the pruning decisions use: `static_eval`, or
+    /// the hash score where its bound says it is nearer the truth.
+    eval: i32,
+    /// Better than two plies ago (our last turn): prune less, reduce less.
+    improving: bool,
+}
+
+/// What the tablebases proved about a PV node without ending it: its score stays inside.
+#[derive(Clone, Copy)]
+struct TbBounds {
+    floor: i32,
+    ceiling: i32,
+}
+
+impl TbBounds {
+    const NONE: TbBounds = TbBounds {
+        floor: -INFINITE,
+        ceiling: INFINITE,
+    };
+
+    #[inline(always)]
+    fn apply(self, score: i32) -> i32 {
+        score.max(self.floor).min(self.ceiling)
+    }
+}
+
+/// The move loop's record so far: the best score and move, the moves counted and searched,
+/// and the moves tried without a cutoff (a later cutting move's bonus is their malus).
+struct MoveLoop {
+    best_score: i32,
+    best_move: Move,
+    legal: usize,
+    searched: usize,
+    quiets_tried: [Move; 64],
+    quiet_count: usize,
+    noisy_tried: [Move; 32],
+    noisy_count: usize,
+}
+
+impl MoveLoop {
+    #[inline(always)]
+    fn new() -> MoveLoop {
+        MoveLoop {
+            best_score: -INFINITE,
+            best_move: Move::NONE,
+            legal: 0,
+            searched: 0,
+            quiets_tried: [Move::NONE; 64],
+            quiet_count: 0,
+            noisy_tried: [Move::NONE; 32],
+            noisy_count: 0,
+        }
+    }
+
+    /// A searched move that did not cut, kept while there is room.
+    #[inline(always)]
+    fn remember(&mut self, mv: Move, quiet: bool) {
+        if quiet {
+            if self.quiet_count < self.quiets_tried.len() {
+                self.quiets_tried[self.quiet_count] = mv;
+                self.quiet_count += 1;
+            }
+        } else if self.noisy_count < self.noisy_tried.len() {
+            self.noisy_tried[self.noisy_count] = mv;
+            self.noisy_count += 1;
+        }
+    }
+}
+
+/// The move the loop is at, and what pruning, extension and reduction ask of it.
+#[derive(Clone, Copy)]
+struct ThisMove {
+    mv: Move,
+    /// The picker's ordering score (`ORDER_KILLER`, `ORDER_COUNTER`, negative for a
+    /// losing capture, ...).
+    order: i32,
+    quiet: bool,
+    gives_check: bool,
+    /// Moves of this node searched before this one.
+    searched_before: usize,
+    /// Plies added to its depth (the singular extension).
+    extension: i32,
+}
+
+/// Mate distance pruning: no line here can beat a mate already found nearer the root.
+/// Narrows the window; returns the node's score when nothing is left of it.
+#[inline(always)]
+fn mate_distance_pruning(alpha: &mut i32, beta: &mut i32, ply: usize) -> Option<i32> {
+    *alpha = (*alpha).max(-MATE + ply as i32);
+    *beta = (*beta).min(MATE - ply as i32 - 1);
+    if *alpha >= *beta {
+        return Some(*alpha);
+    }
+    None
+}
+
+/// Hash cutoff: outside PV nodes, a stored bound from a deep enough search ends the node.
+#[inline(always)]
+fn hash_cutoff(tt_hit: Option<Hit>, node: &Node) -> Option<i32> {
+    let hit = tt_hit?;
+    if !node.is_pv && hit.depth >= node.depth && bound_cuts(hit, node.ply, node.alpha, node.beta) {
+        return Some(score_from_tt(hit.score, node.ply));
+    }
+    None
+}
+
+/// Reverse futility pruning: far above beta at low depth, assume it holds.
+#[inline(always)]
+fn reverse_futility_pruning(node: &Node, evals: &Evals) -> Option<i32> {
+    if node.depth <= 8
+        && evals.eval - 80 * (node.depth - evals.improving as i32) >= node.beta
+        && !is_mate_score(node.beta)
+    {
+        return Some(evals.eval);
+    }
+    None
+}
+
+/// Internal iterative reduction: with no hash move this node is probably new to us;
+/// search it a ply shallower rather than spend a full depth guessing.
+#[inline(always)]
+fn internal_iterative_reduction(node: &mut Node, tt_move: Move) {
+    if node.depth >= 4 && tt_move.is_none() {
+        node.depth -= 1;
     }
 }
 
@@ -98,6 +250,11 @@ impl Worker {
         self.stopped
     }
 
+    /// The search of `pos` below the root, `depth` plies deep in the window `alpha..beta`:
+    /// the score from the side to move, or 0 once stopped. It reads as its steps: entry
+    /// checks, hash and tablebase probes, static evaluation, whole-node pruning, then the
+    /// move loop (per-move pruning, singular extension, the search of the move with its
+    /// reduction, the best so far), and at the end the learning and the table store.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn negamax(
         &mut self,
@@ -111,102 +268,229 @@ impl Worker {
         hook: &mut dyn SearchHook,
     ) -> i32 {
         let in_check = pos.in_check();
+        // Check extension: a position in check is searched a ply deeper.
         if in_check {
             depth += 1;
         }
         if depth <= 0 {
             return self.quiescence(pos, alpha, beta, ply, true, hook);
         }
+        if let Some(score) = self.ends_on_entry(pos, ply, in_check, hook) {
+            return score;
+        }
+        if let Some(score) = mate_distance_pruning(&mut alpha, &mut beta, ply) {
+            return score;
+        }
+        self.seldepth = self.seldepth.max(ply as u32);
+        let mut node = Node {
+            depth,
+            alpha,
+            beta,
+            ply,
+            is_pv,
+            cut_node,
+            in_check,
+            key: pos.key(),
+            excluded: self.frames[ply + FRAME_OFFSET].excluded,
+        };
+
+        let tt_hit = self.probe_hash(&node);
+        let tt_move = tt_hit.map_or(Move::NONE, |hit| hit.mv);
+        if let Some(score) = hash_cutoff(tt_hit, &node) {
+            return score;
+        }
+        let mut tb_bounds = TbBounds::NONE;
+        if let Some(score) = self.probe_tablebases(pos, &mut node, &mut tb_bounds) {
+            return score;
+        }
+        let evals = self.evaluate_node(pos, &node, tt_hit);
+
+        // Whole-node pruning: not at a PV node (it needs a score, not a bound), in check (no
+        // static evaluation) or in a singular search (it asks about the other moves).
+        if !node.is_pv && !node.in_check && node.excluded.is_none() {
+            if let Some(score) = reverse_futility_pruning(&node, &evals) {
+                return score;
+            }
+            if let Some(score) = self.null_move_pruning(pos, &node, &evals, hook) {
+                return score;
+            }
+        }
+        internal_iterative_reduction(&mut node, tt_move);
+
+        let earlier = self.earlier_moves(node.ply);
+        let mut picker = self.move_picker(pos, &node, tt_move, earlier);
+
+        let original_alpha = node.alpha;
+        let mut moves = MoveLoop::new();
+        let has_pieces = !pos.only_king_and_pawns(pos.side_to_move());
+        let check_squares = pos.check_squares();
+        self.keys.push(node.key);
+        while let Some(Pick { mv, score: order }) = picker.next(pos, &self.history) {
+            moves.legal += 1;
+            if mv == node.excluded {
+                continue;
+            }
+            let mut this = ThisMove {
+                mv,
+                order,
+                quiet: is_quiet(pos, mv),
+                gives_check: pos.gives_check_with(&check_squares, mv),
+                searched_before: moves.searched,
+                extension: 0,
+            };
+            if self.prunes_move(pos, &node, &evals, &this, &moves, has_pieces) {
+                continue;
+            }
+            this.extension = match self.singular_extension(pos, &node, tt_hit, tt_move, mv, hook) {
+                ControlFlow::Continue(extension) => extension,
+                ControlFlow::Break(score) => {
+                    self.keys.pop();
+                    return score;
+                }
+            };
+            let score = self.search_move(pos, &node, &evals, &this, earlier, hook);
+            moves.searched += 1;
+            if self.stopped {
+                self.keys.pop();
+                return 0;
+            }
+            if self.record_score(pos, &mut node, &mut moves, mv, score) {
+                break;
+            }
+            moves.remember(mv, this.quiet);
+        }
+        self.keys.pop();
+        if moves.legal == 0 {
+            // Checkmate or stalemate.
+            return if node.in_check {
+                -MATE + node.ply as i32
+            } else {
+                0
+            };
+        }
+        if moves.searched == 0 {
+            // Every move was pruned: fall back to a fail-low at alpha.
+            return node.alpha;
+        }
+        // The tables' bound holds whatever this search found.
+        let best_score = tb_bounds.apply(moves.best_score);
+        let bound = bound_of(best_score, original_alpha, node.beta);
+        if !node.excluded.is_none() {
+            return best_score;
+        }
+        self.learn_and_store(pos, &node, &evals, best_score, moves.best_move, bound);
+        best_score
+    }
+
+    /// The checks that end a node before it looks at the table: a stop, a draw, the ply
+    /// limit. Returns the node's score if one of them does.
+    #[inline(always)]
+    fn ends_on_entry(
+        &mut self,
+        pos: &Position,
+        ply: usize,
+        in_check: bool,
+        hook: &mut dyn SearchHook,
+    ) -> Option<i32> {
         self.pv_len[ply] = 0;
         if self.enter_node(hook) {
-            return 0;
+            return Some(0);
         }
         if self.is_draw(pos) {
             // A 50-move position that is mate is still mate.
             if !(pos.halfmove_clock() >= 100 && in_check && !pos.has_legal_moves()) {
-                return 0;
+                return Some(0);
             }
         }
         if ply >= MAX_PLY {
-            return self.evaluator.evaluate(pos);
+            return Some(self.evaluator.evaluate(pos));
         }
-        // Mate distance pruning: no line here can beat a mate already found nearer the root.
-        alpha = alpha.max(-MATE + ply as i32);
-        beta = beta.min(MATE - ply as i32 - 1);
-        if alpha >= beta {
-            return alpha;
-        }
-        self.seldepth = self.seldepth.max(ply as u32);
+        None
+    }
 
-        let key = pos.key();
-        let excluded = self.frames[ply + FRAME_OFFSET].excluded;
-        // A search with a move excluded is about a different tree: no hash cutoffs.
-        let tt_hit = if excluded.is_none() {
-            self.tt.probe(key)
+    /// The hash probe: the move to try first and a stored score. A search with a move
+    /// excluded is about a different tree: it neither probes nor cuts.
+    #[inline(always)]
+    fn probe_hash(&self, node: &Node) -> Option<Hit> {
+        if node.excluded.is_none() {
+            self.tt.probe(node.key)
         } else {
             None
-        };
-        let mut tt_move = Move::NONE;
-        if let Some(hit) = tt_hit {
-            tt_move = hit.mv;
-            if !is_pv && hit.depth >= depth && bound_cuts(hit, ply, alpha, beta) {
-                return score_from_tt(hit.score, ply);
-            }
         }
+    }
 
-        // Tablebases: exact only right after a capture or pawn move (the 50-move counter
-        // at 0) and without castling rights. A win or loss is a bound (a mate may be
-        // nearer than the table says); a draw is exact.
-        let mut tb_floor = -INFINITE;
-        let mut tb_ceiling = INFINITE;
-        if let Some(tables) = self.tb.tables.as_deref().filter(|_| excluded.is_none()) {
-            let pieces = pos.occupied().count();
-            if pos.halfmove_clock() == 0
-                && tables.covers(pos)
-                && (pieces < tables.largest() || depth >= self.tb.probe_depth)
-            {
-                if let Some(wdl) = tables.probe_wdl(pos) {
-                    self.tb.hits.fetch_add(1, Relaxed);
-                    let (score, bound) = match wdl {
-                        Wdl::Win => (TB_WIN - ply as i32, Bound::Lower),
-                        Wdl::Loss => (-TB_WIN + ply as i32, Bound::Upper),
-                        // Wins and losses the 50-move rule spoils are draws.
-                        _ => (0, Bound::Exact),
-                    };
-                    let cuts = match bound {
-                        Bound::Lower => score >= beta,
-                        Bound::Upper => score <= alpha,
-                        _ => true,
-                    };
-                    if cuts {
-                        self.tt.store(
-                            key,
-                            Move::NONE,
-                            score_to_tt(score, ply),
-                            (depth + 6).min(MAX_DEPTH as i32),
-                            bound,
-                            NO_EVAL,
-                        );
-                        return score;
-                    }
-                    if is_pv {
-                        if bound == Bound::Lower {
-                            tb_floor = score;
-                            alpha = alpha.max(score);
-                        } else {
-                            tb_ceiling = score;
-                        }
+    /// The tablebase probe in the tree: exact only right after a capture or pawn move (the
+    /// 50-move counter at 0) and without castling rights. A win or loss is a bound (a mate
+    /// may be nearer than the table says); a draw is exact. Returns the node's score when
+    /// the table's answer cuts; else, at a PV node, keeps the bound in `tb_bounds` (and
+    /// raises alpha to a proven floor).
+    #[inline(always)]
+    fn probe_tablebases(
+        &mut self,
+        pos: &Position,
+        node: &mut Node,
+        tb_bounds: &mut TbBounds,
+    ) -> Option<i32> {
+        let tables = self
+            .tb
+            .tables
+            .as_deref()
+            .filter(|_| node.excluded.is_none())?;
+        let pieces = pos.occupied().count();
+        if pos.halfmove_clock() == 0
+            && tables.covers(pos)
+            && (pieces < tables.largest() || node.depth >= self.tb.probe_depth)
+        {
+            if let Some(wdl) = tables.probe_wdl(pos) {
+                self.tb.hits.fetch_add(1, Relaxed);
+                let ply = node.ply;
+                let (score, bound) = match wdl {
+                    Wdl::Win => (TB_WIN - ply as i32, Bound::Lower),
+                    Wdl::Loss => (-TB_WIN + ply as i32, Bound::Upper),
+                    // Wins and losses the 50-move rule spoils are draws.
+                    _ => (0, Bound::Exact),
+                };
+                let cuts = match bound {
+                    Bound::Lower => score >= node.beta,
+                    Bound::Upper => score <= node.alpha,
+                    _ => true,
+                };
+                if cuts {
+                    self.tt.store(
+                        node.key,
+                        Move::NONE,
+                        score_to_tt(score, ply),
+                        (node.depth + 6).min(MAX_DEPTH as i32),
+                        bound,
+                        NO_EVAL,
+                    );
+                    return Some(score);
+                }
+                if node.is_pv {
+                    if bound == Bound::Lower {
+                        tb_bounds.floor = score;
+                        node.alpha = node.alpha.max(score);
+                    } else {
+                        tb_bounds.ceiling = score;
                     }
                 }
             }
         }
+        None
+    }
 
-        let raw_eval = match tt_hit {
+    /// Static evaluation and improving: what the pruning below judges a node by. Records
+    /// the static evaluation in the node's frame for the plies below, and clears the next
+    /// ply's killers.
+    #[inline(always)]
+    fn evaluate_node(&mut self, pos: &Position, node: &Node, tt_hit: Option<Hit>) -> Evals {
+        let (ply, in_check) = (node.ply, node.in_check);
+        let raw = match tt_hit {
             _ if in_check => NO_EVAL,
             Some(hit) if hit.eval != NO_EVAL => hit.eval,
             _ => self.evaluator.evaluate(pos),
         };
-        let static_eval = self.corrected(pos, raw_eval);
+        let static_eval = self.corrected(pos, raw);
         self.frame(ply).static_eval = static_eval;
         // The hash score, where its bound allows, is a better guess than the static one.
         let eval = match tt_hit {
@@ -227,288 +511,342 @@ impl Worker {
             _ => static_eval,
         };
         self.frame(ply + 1).killers = [Move::NONE; 2];
-        // Better than two plies ago (our last turn): prune less, reduce less.
         let improving = !in_check && {
             let two_back = self.frames[ply + FRAME_OFFSET - 2].static_eval;
             two_back == NO_EVAL || static_eval > two_back
         };
+        Evals {
+            raw,
+            static_eval,
+            eval,
+            improving,
+        }
+    }
+
+    /// Null-move pruning: if passing still fails high, a real move surely would. Returns
+    /// the node's score when it does (0 when the search was stopped meanwhile).
+    #[inline(always)]
+    fn null_move_pruning(
+        &mut self,
+        pos: &Position,
+        node: &Node,
+        evals: &Evals,
+        hook: &mut dyn SearchHook,
+    ) -> Option<i32> {
         let us = pos.side_to_move();
-
-        if !is_pv && !in_check && excluded.is_none() {
-            // Reverse futility: far above beta at low depth, assume it holds.
-            if depth <= 8 && eval - 80 * (depth - improving as i32) >= beta && !is_mate_score(beta)
-            {
-                return eval;
+        if node.depth >= 3
+            && evals.eval >= node.beta
+            && self.frames[node.ply + FRAME_OFFSET - 1].moved.is_some()
+            && !pos.only_king_and_pawns(us)
+        {
+            let r = 3 + node.depth / 3 + ((evals.eval - node.beta) / 200).min(3);
+            let mut null = *pos;
+            null.play_null();
+            self.keys.push(node.key);
+            self.frame(node.ply).moved = None;
+            let saved_floor = self.null_floor;
+            self.null_floor = self.keys.len();
+            let score = -self.negamax(
+                &null,
+                node.depth - 1 - r,
+                -node.beta,
+                -node.beta + 1,
+                node.ply + 1,
+                false,
+                !node.cut_node,
+                hook,
+            );
+            self.null_floor = saved_floor;
+            self.keys.pop();
+            if self.stopped {
+                return Some(0);
             }
-            // Null move: if passing still fails high, a real move surely would.
-            if depth >= 3
-                && eval >= beta
-                && self.frames[ply + FRAME_OFFSET - 1].moved.is_some()
-                && !pos.only_king_and_pawns(us)
-            {
-                let r = 3 + depth / 3 + ((eval - beta) / 200).min(3);
-                let mut null = *pos;
-                null.play_null();
-                self.keys.push(key);
-                self.frame(ply).moved = None;
-                let saved_floor = self.null_floor;
-                self.null_floor = self.keys.len();
-                let score = -self.negamax(
-                    &null,
-                    depth - 1 - r,
-                    -beta,
-                    -beta + 1,
-                    ply + 1,
-                    false,
-                    !cut_node,
-                    hook,
-                );
-                self.null_floor = saved_floor;
-                self.keys.pop();
-                if self.stopped {
-                    return 0;
-                }
-                if score >= beta {
-                    // Neither a mate nor a table win is proven by passing.
-                    return if score.abs() >= TB_WIN_BOUND {
-                        beta
-                    } else {
-                        score
-                    };
-                }
+            if score >= node.beta {
+                // Neither a mate nor a table win is proven by passing.
+                return Some(if score.abs() >= TB_WIN_BOUND {
+                    node.beta
+                } else {
+                    score
+                });
             }
         }
+        None
+    }
 
-        // Internal iterative reduction: with no hash move this node is probably new to us;
-        // search it a ply shallower rather than spend a full depth guessing.
-        if depth >= 4 && tt_move.is_none() {
-            depth -= 1;
-        }
-
-        let earlier = self.earlier_moves(ply);
-        let mut picker = MovePicker::new(
+    /// The move picker for a node: the hash move, then captures, killers and the
+    /// countermove, then the quiet moves by history.
+    #[inline(always)]
+    fn move_picker(
+        &self,
+        pos: &Position,
+        node: &Node,
+        tt_move: Move,
+        earlier: [Option<PieceTo>; 2],
+    ) -> MovePicker {
+        MovePicker::new(
             pos,
             &self.history,
             Context {
                 tt_move,
-                killers: self.frames[ply + FRAME_OFFSET].killers,
+                killers: self.frames[node.ply + FRAME_OFFSET].killers,
                 counter: self.history.countermove(earlier[0]),
                 earlier,
             },
             false,
-        );
+        )
+    }
 
-        let original_alpha = alpha;
-        let mut best_score = -INFINITE;
-        let mut best_move = Move::NONE;
-        let mut quiets_tried = [Move::NONE; 64];
-        let mut quiet_count = 0;
-        let mut noisy_tried = [Move::NONE; 32];
-        let mut noisy_count = 0;
-        let mut legal = 0;
-        let mut searched = 0;
-        let has_pieces = !pos.only_king_and_pawns(us);
-        let check_squares = pos.check_squares();
-        self.keys.push(key);
-        while let Some(Pick { mv, score: order }) = picker.next(pos, &self.history) {
-            legal += 1;
-            if mv == excluded {
-                continue;
-            }
-            let quiet = is_quiet(pos, mv);
-            let gives_check = pos.gives_check_with(&check_squares, mv);
-
-            // Prune before making the move: at low depth, with a move already searched
-            // and no mate against us to defend, late and hopeless moves are skipped.
-            if best_score > -MATE_BOUND && has_pieces {
-                if quiet {
-                    let lmr_depth = (depth - 1 - self.reductions.get(depth, searched + 1)).max(0);
-                    // Only this move: a later quiet move may still give check.
-                    if !in_check && !gives_check {
-                        let late = (3 + depth * depth) / (2 - improving as i32);
-                        if depth <= 8 && quiet_count as i32 >= late {
-                            continue;
-                        }
-                        if lmr_depth <= 8 && eval + 100 + 90 * lmr_depth <= alpha {
-                            continue;
-                        }
+    /// Per-move pruning, before making the move: at low depth, with a move already
+    /// searched and no mate against us to defend, late and hopeless moves are skipped
+    /// (late-move, futility and SEE pruning). True when `this` is skipped.
+    #[inline(always)]
+    fn prunes_move(
+        &self,
+        pos: &Position,
+        node: &Node,
+        evals: &Evals,
+        this: &ThisMove,
+        moves: &MoveLoop,
+        has_pieces: bool,
+    ) -> bool {
+        if moves.best_score > -MATE_BOUND && has_pieces {
+            let (depth, mv) = (node.depth, this.mv);
+            if this.quiet {
+                let lmr_depth =
+                    (depth - 1 - self.reductions.get(depth, this.searched_before + 1)).max(0);
+                // Only this move: a later quiet move may still give check.
+                if !node.in_check && !this.gives_check {
+                    let late = (3 + depth * depth) / (2 - evals.improving as i32);
+                    if depth <= 8 && moves.quiet_count as i32 >= late {
+                        return true;
                     }
-                    if lmr_depth <= 8 && !see_ge(pos, mv, -25 * lmr_depth * lmr_depth) {
-                        continue;
-                    }
-                } else if depth <= 8 && order < ORDER_KILLER && !see_ge(pos, mv, -100 * depth) {
-                    continue;
-                }
-            }
-
-            // Singular extension: if every other move falls well short of the hash move's
-            // score, the hash move is forced: search it deeper. If even without it the node
-            // fails high, several moves cut: trust that (multi-cut).
-            let mut extension = 0;
-            if mv == tt_move && depth >= 8 && ply > 0 && excluded.is_none() {
-                if let Some(hit) = tt_hit.filter(|h| {
-                    h.bound != Bound::Upper && h.depth >= depth - 3 && !is_mate_score(h.score)
-                }) {
-                    let singular_beta = hit.score - 2 * depth;
-                    self.frame(ply).excluded = mv;
-                    self.keys.pop();
-                    let score = self.negamax(
-                        pos,
-                        (depth - 1) / 2,
-                        singular_beta - 1,
-                        singular_beta,
-                        ply,
-                        false,
-                        cut_node,
-                        hook,
-                    );
-                    self.keys.push(key);
-                    self.frame(ply).excluded = Move::NONE;
-                    if self.stopped {
-                        self.keys.pop();
-                        return 0;
-                    }
-                    if score < singular_beta {
-                        extension = 1;
-                    } else if singular_beta >= beta {
-                        self.keys.pop();
-                        return singular_beta;
+                    if lmr_depth <= 8 && evals.eval + 100 + 90 * lmr_depth <= node.alpha {
+                        return true;
                     }
                 }
+                if lmr_depth <= 8 && !see_ge(pos, mv, -25 * lmr_depth * lmr_depth) {
+                    return true;
+                }
+            } else if depth <= 8 && this.order < ORDER_KILLER && !see_ge(pos, mv, -100 * depth) {
+                return true;
             }
+        }
+        false
+    }
 
-            let child = pos.after(mv);
-            self.tt.prefetch(child.key());
-            self.frame(ply).moved = Some(piece_to(pos, mv));
-            let new_depth = depth - 1 + extension;
-            let mut score;
-            if searched == 0 {
+    /// Singular extension: if every other move falls well short of the hash move's score,
+    /// the hash move is forced: search it deeper. If even without it the node fails high,
+    /// several moves cut: trust that (multi-cut). Continues with the extension in plies, or
+    /// breaks with the node's score (0 when stopped); the node's key stays pushed.
+    #[inline(always)]
+    fn singular_extension(
+        &mut self,
+        pos: &Position,
+        node: &Node,
+        tt_hit: Option<Hit>,
+        tt_move: Move,
+        mv: Move,
+        hook: &mut dyn SearchHook,
+    ) -> ControlFlow<i32, i32> {
+        let mut extension = 0;
+        let depth = node.depth;
+        if mv == tt_move && depth >= 8 && node.ply > 0 && node.excluded.is_none() {
+            if let Some(hit) = tt_hit.filter(|h| {
+                h.bound != Bound::Upper && h.depth >= depth - 3 && !is_mate_score(h.score)
+            }) {
+                let singular_beta = hit.score - 2 * depth;
+                self.frame(node.ply).excluded = mv;
+                self.keys.pop();
+                let score = self.negamax(
+                    pos,
+                    (depth - 1) / 2,
+                    singular_beta - 1,
+                    singular_beta,
+                    node.ply,
+                    false,
+                    node.cut_node,
+                    hook,
+                );
+                self.keys.push(node.key);
+                self.frame(node.ply).excluded = Move::NONE;
+                if self.stopped {
+                    return ControlFlow::Break(0);
+                }
+                if score < singular_beta {
+                    extension = 1;
+                } else if singular_beta >= node.beta {
+                    return ControlFlow::Break(singular_beta);
+                }
+            }
+        }
+        ControlFlow::Continue(extension)
+    }
+
+    /// Makes the move and searches it: the first with the full window; later ones with a
+    /// null window, reduced if late, and again at full depth and window only where they
+    /// beat alpha. Returns the move's score from this node's side.
+    #[inline(always)]
+    fn search_move(
+        &mut self,
+        pos: &Position,
+        node: &Node,
+        evals: &Evals,
+        this: &ThisMove,
+        earlier: [Option<PieceTo>; 2],
+        hook: &mut dyn SearchHook,
+    ) -> i32 {
+        let (alpha, beta, ply) = (node.alpha, node.beta, node.ply);
+        let child = pos.after(this.mv);
+        self.tt.prefetch(child.key());
+        self.frame(ply).moved = Some(piece_to(pos, this.mv));
+        let new_depth = node.depth - 1 + this.extension;
+        let mut score;
+        if this.searched_before == 0 {
+            score = -self.negamax(
+                &child,
+                new_depth,
+                -beta,
+                -alpha,
+                ply + 1,
+                node.is_pv,
+                !node.is_pv && !node.cut_node,
+                hook,
+            );
+        } else {
+            let reduction = self.late_move_reduction(pos, node, evals, this, new_depth, earlier);
+            score = -self.negamax(
+                &child,
+                new_depth - reduction,
+                -alpha - 1,
+                -alpha,
+                ply + 1,
+                false,
+                true,
+                hook,
+            );
+            if score > alpha && reduction > 0 && !self.stopped {
                 score = -self.negamax(
                     &child,
                     new_depth,
-                    -beta,
-                    -alpha,
-                    ply + 1,
-                    is_pv,
-                    !is_pv && !cut_node,
-                    hook,
-                );
-            } else {
-                // Late moves are searched shallower first, and again at full depth only if
-                // they look better than the best so far.
-                let mut reduction = 0;
-                if depth >= 3 && searched > is_pv as usize && (quiet || order < 0) && !gives_check {
-                    reduction = self.reductions.get(depth, searched + 1);
-                    if quiet {
-                        // Looked up here, not for every move: pruned moves never need it.
-                        let history_score =
-                            quiet_score(pos, &self.history, us.index(), mv, earlier);
-                        reduction -= history_score / 8_192;
-                        if order >= ORDER_COUNTER {
-                            reduction -= 1;
-                        }
-                    }
-                    reduction += !improving as i32 + cut_node as i32;
-                    reduction -= is_pv as i32;
-                    reduction = reduction.clamp(0, new_depth - 1);
-                }
-                score = -self.negamax(
-                    &child,
-                    new_depth - reduction,
                     -alpha - 1,
                     -alpha,
                     ply + 1,
                     false,
-                    true,
+                    !node.cut_node,
                     hook,
                 );
-                if score > alpha && reduction > 0 && !self.stopped {
-                    score = -self.negamax(
-                        &child,
-                        new_depth,
-                        -alpha - 1,
-                        -alpha,
-                        ply + 1,
-                        false,
-                        !cut_node,
-                        hook,
+            }
+            if score > alpha && score < beta && node.is_pv && !self.stopped {
+                score = -self.negamax(&child, new_depth, -beta, -alpha, ply + 1, true, false, hook);
+            }
+        }
+        score
+    }
+
+    /// Late-move reduction: late moves are searched shallower first, and again at full
+    /// depth only if they look better than the best so far. The plies to take off: more
+    /// for later moves at greater depth, fewer for quiet moves the history likes.
+    #[inline(always)]
+    fn late_move_reduction(
+        &self,
+        pos: &Position,
+        node: &Node,
+        evals: &Evals,
+        this: &ThisMove,
+        new_depth: i32,
+        earlier: [Option<PieceTo>; 2],
+    ) -> i32 {
+        let mut reduction = 0;
+        let searched = this.searched_before;
+        if node.depth >= 3
+            && searched > node.is_pv as usize
+            && (this.quiet || this.order < 0)
+            && !this.gives_check
+        {
+            reduction = self.reductions.get(node.depth, searched + 1);
+            if this.quiet {
+                // Looked up here, not for every move: pruned moves never need it.
+                let us = pos.side_to_move().index();
+                let history_score = quiet_score(pos, &self.history, us, this.mv, earlier);
+                reduction -= history_score / 8_192;
+                if this.order >= ORDER_COUNTER {
+                    reduction -= 1;
+                }
+            }
+            reduction += !evals.improving as i32 + node.cut_node as i32;
+            reduction -= node.is_pv as i32;
+            reduction = reduction.clamp(0, new_depth - 1);
+        }
+        reduction
+    }
+
+    /// A searched move's score: a new best above alpha raises alpha and heads the PV; one
+    /// that reaches beta teaches the histories. True at that cutoff.
+    #[inline(always)]
+    fn record_score(
+        &mut self,
+        pos: &Position,
+        node: &mut Node,
+        moves: &mut MoveLoop,
+        mv: Move,
+        score: i32,
+    ) -> bool {
+        if score > moves.best_score {
+            moves.best_score = score;
+            if score > node.alpha {
+                moves.best_move = mv;
+                node.alpha = score;
+                if node.is_pv {
+                    self.update_pv(node.ply, mv);
+                }
+                if node.alpha >= node.beta {
+                    self.learn_cutoff(
+                        pos,
+                        node.ply,
+                        node.depth,
+                        mv,
+                        &moves.quiets_tried[..moves.quiet_count],
+                        &moves.noisy_tried[..moves.noisy_count],
                     );
-                }
-                if score > alpha && score < beta && is_pv && !self.stopped {
-                    score =
-                        -self.negamax(&child, new_depth, -beta, -alpha, ply + 1, true, false, hook);
+                    return true;
                 }
             }
-            searched += 1;
-            if self.stopped {
-                self.keys.pop();
-                return 0;
-            }
-            if score > best_score {
-                best_score = score;
-                if score > alpha {
-                    best_move = mv;
-                    alpha = score;
-                    if is_pv {
-                        self.update_pv(ply, mv);
-                    }
-                    if alpha >= beta {
-                        self.learn_cutoff(
-                            pos,
-                            ply,
-                            depth,
-                            mv,
-                            &quiets_tried[..quiet_count],
-                            &noisy_tried[..noisy_count],
-                        );
-                        break;
-                    }
-                }
-            }
-            if quiet {
-                if quiet_count < quiets_tried.len() {
-                    quiets_tried[quiet_count] = mv;
-                    quiet_count += 1;
-                }
-            } else if noisy_count < noisy_tried.len() {
-                noisy_tried[noisy_count] = mv;
-                noisy_count += 1;
-            }
         }
-        self.keys.pop();
-        if legal == 0 {
-            return if in_check { -MATE + ply as i32 } else { 0 };
-        }
-        if searched == 0 {
-            // Every move was pruned: fall back to a fail-low at alpha.
-            return alpha;
-        }
-        // The tables' bound holds whatever this search found.
-        let best_score = best_score.max(tb_floor).min(tb_ceiling);
-        let bound = bound_of(best_score, original_alpha, beta);
-        if !excluded.is_none() {
-            return best_score;
-        }
-        // Learn how far the static evaluation was off, where the search's score says so: a
-        // quiet position (no capture found best), and a bound on the right side of it.
-        if !in_check
+        false
+    }
+
+    /// What a finished node leaves: the correction history learns how far the static
+    /// evaluation was off, and the table keeps the score, bound and best move.
+    #[inline(always)]
+    fn learn_and_store(
+        &mut self,
+        pos: &Position,
+        node: &Node,
+        evals: &Evals,
+        best_score: i32,
+        best_move: Move,
+        bound: Bound,
+    ) {
+        // Only where the search's score says so: a quiet position (no capture found best),
+        // and a bound on the right side of the static evaluation.
+        if !node.in_check
             && (best_move.is_none() || is_quiet(pos, best_move))
             && best_score.abs() < TB_WIN_BOUND
-            && !(bound == Bound::Lower && best_score <= static_eval)
-            && !(bound == Bound::Upper && best_score >= static_eval)
+            && !(bound == Bound::Lower && best_score <= evals.static_eval)
+            && !(bound == Bound::Upper && best_score >= evals.static_eval)
         {
-            self.correction.update(pos, depth, raw_eval, best_score);
+            self.correction
+                .update(pos, node.depth, evals.raw, best_score);
         }
         // A fail-low proves no move best: keep whatever move the table already has.
         self.tt.store(
-            key,
+            node.key,
             best_move,
-            score_to_tt(best_score, ply),
-            depth,
+            score_to_tt(best_score, node.ply),
+            node.depth,
             bound,
-            raw_eval,
+            evals.raw,
         );
-        best_score
     }
 
     /// A move cut at `ply`: reward it, and punish the moves of its kind tried before it.
