@@ -1,7 +1,7 @@
 //! The `kestrel` command: a protocol session by default, or a tool subcommand.
 
 use clap::{Parser, Subcommand};
-use kestrel::chess::{perft, Position, STARTPOS_FEN};
+use kestrel::chess::{Position, STARTPOS_FEN};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -255,6 +255,7 @@ fn main() -> ExitCode {
 }
 
 fn run_perft(depth: u32, fen: &str, divide: bool, hash_mb: usize, threads: usize) -> ExitCode {
+    use kestrel::tools::perft::{run, PerftJob, PerftReportStyle};
     let pos = match Position::from_fen(fen) {
         Ok(p) => p,
         Err(e) => {
@@ -262,65 +263,15 @@ fn run_perft(depth: u32, fen: &str, divide: bool, hash_mb: usize, threads: usize
             return ExitCode::from(2);
         }
     };
-    if hash_mb > 0 || threads > 1 {
-        return run_hashed_perft(&pos, depth, divide, hash_mb, threads);
-    }
-    let start = Instant::now();
-    let nodes = if divide {
-        let mut total = 0;
-        for (mv, n) in perft::divide(&pos, depth) {
-            println!("{}: {n}", pos.coordinate(mv));
-            total += n;
-        }
-        println!();
-        total
-    } else {
-        perft::perft(&pos, depth)
+    let job = PerftJob {
+        depth,
+        divide,
+        hash_mb,
+        threads,
     };
-    let secs = start.elapsed().as_secs_f64();
-    println!("nodes {nodes}");
-    println!("time {secs:.3} s");
-    println!("speed {:.1} Mnps", nodes as f64 / secs.max(1e-9) / 1e6);
-    ExitCode::SUCCESS
-}
-
-fn run_hashed_perft(
-    pos: &Position,
-    depth: u32,
-    divide: bool,
-    hash_mb: usize,
-    threads: usize,
-) -> ExitCode {
-    use kestrel::tools::hashperft::{perft, PerftTable};
-    // The table is allocated before the clock starts; its pages are committed as it fills.
-    let table = (hash_mb > 0).then(|| PerftTable::new(hash_mb));
-    let start = Instant::now();
-    let report = perft(pos, depth, table.as_ref(), threads);
-    let secs = start.elapsed().as_secs_f64();
-    if divide {
-        for &(mv, n) in &report.divide {
-            println!("{}: {n}", pos.coordinate(mv));
-        }
-        println!();
-    }
-    println!("nodes {}", report.nodes);
-    println!("time {secs:.3} s");
-    println!(
-        "speed {:.1} Mnps",
-        report.nodes as f64 / secs.max(1e-9) / 1e6
-    );
-    match &table {
-        Some(t) => {
-            println!("hash {} MB", t.megabytes());
-            println!(
-                "hash hits {:.1}% of {} probes",
-                report.stats.hit_rate() * 100.0,
-                report.stats.probes
-            );
-        }
-        None => println!("hash none"),
-    }
-    println!("threads {threads}");
+    run(&pos, &job, PerftReportStyle::CommandLine, &mut |line| {
+        println!("{line}")
+    });
     ExitCode::SUCCESS
 }
 

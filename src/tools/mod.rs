@@ -7,9 +7,12 @@
 //! * `datagen`: self-play games written as training data for the tuner (`kestrel datagen`).
 //! * `tune`: the Texel-style tuner of the evaluation weights (`kestrel tune`).
 //! * `hashperft`: perft with a shared table of counts and threads (`kestrel perft --hash`).
+//! * `perft`: the perft runner and its report, for `kestrel perft` and the session's
+//!   `perft`/`divide` commands.
 
 pub mod bench;
 pub mod datagen;
 pub mod epd;
 pub mod hashperft;
+pub mod perft;
 pub mod tune;

@@ -294,24 +294,8 @@ impl Driver {
                 let pos = *s.core.game.position();
                 self.searcher.set_score(&pos, score, depth);
             }
-            Command::Perft(depth) => {
-                let start = std::time::Instant::now();
-                let nodes = crate::chess::perft::perft(s.core.game.position(), depth);
-                let secs = start.elapsed().as_secs_f64();
-                s.send(&format!(
-                    "perft {depth}: {nodes} nodes in {secs:.3} s ({:.1} Mnps)",
-                    nodes as f64 / secs.max(1e-9) / 1e6
-                ));
-            }
-            Command::Divide(depth) => {
-                let pos = *s.core.game.position();
-                let mut total = 0;
-                for (m, n) in crate::chess::perft::divide(&pos, depth) {
-                    total += n;
-                    s.send(&format!("{}: {n}", pos.coordinate(m)));
-                }
-                s.send(&format!("total {total}"));
-            }
+            Command::Perft(depth) => s.run_perft(depth, false),
+            Command::Divide(depth) => s.run_perft(depth, true),
             Command::Bench(depth) => {
                 let depth = depth.unwrap_or(crate::tools::bench::DEFAULT_DEPTH);
                 let r = crate::tools::bench::run(depth, 1, &mut std::io::sink(), false);
@@ -460,6 +444,16 @@ impl Session {
         for line in lines {
             self.send(&line);
         }
+    }
+
+    /// `perft N` / `divide N` on the current position.
+    fn run_perft(&mut self, depth: u32, divide: bool) {
+        use crate::tools::perft::{run, PerftJob, PerftReportStyle};
+        let pos = *self.core.game.position();
+        let job = PerftJob::plain(depth, divide);
+        run(&pos, &job, PerftReportStyle::Session, &mut |line| {
+            self.send(line)
+        });
     }
 
     /// `test FILE [SECONDS]`: runs an EPD suite, one line per position, then the total.
