@@ -283,24 +283,10 @@ fn run_epd(
     threads: u32,
     hash_mb: usize,
 ) -> ExitCode {
-    use kestrel::tools::epd::{read_epd_file, run_suite, EpdLimits};
+    use kestrel::tools::epd::{run_suite_file, EpdLimits};
     if let Some(t) = time.filter(|t| !t.is_finite() || *t <= 0.0 || *t > 1e6) {
         eprintln!("error: --time must be a positive number of seconds, not {t}");
         return ExitCode::from(2);
-    }
-    let lines = match read_epd_file(file) {
-        Ok(lines) => lines,
-        Err(e) => {
-            eprintln!("error: cannot read {}: {e}", file.display());
-            return ExitCode::from(2);
-        }
-    };
-    let mut entries = Vec::new();
-    for (line, parsed) in lines {
-        match parsed {
-            Ok(entry) => entries.push(entry),
-            Err(e) => eprintln!("{}:{line}: skipped: {e}", file.display()),
-        }
     }
     let time = match (time, depth, nodes) {
         (None, None, None) => Some(1.0),
@@ -313,12 +299,17 @@ fn run_epd(
         hash_mb,
         threads: threads as usize,
     };
-    run_suite(
-        &entries,
+    let run = run_suite_file(
+        file,
         &limits,
+        &mut |line| eprintln!("{line}"),
         &mut std::io::stdout(),
         &mut std::io::stderr(),
     );
+    if let Err(e) = run {
+        eprintln!("error: cannot read {}: {e}", file.display());
+        return ExitCode::from(2);
+    }
     ExitCode::SUCCESS
 }
 

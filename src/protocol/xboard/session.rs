@@ -458,21 +458,7 @@ impl Session {
 
     /// `test FILE [SECONDS]`: runs an EPD suite, one line per position, then the total.
     fn run_test_suite(&mut self, file: &str, seconds: f64) {
-        use crate::tools::epd::{read_epd_file, run_suite, EpdLimits};
-        let lines = match read_epd_file(file) {
-            Ok(lines) => lines,
-            Err(e) => {
-                self.send(&format!("Error (cannot read {file}: {e}): test"));
-                return;
-            }
-        };
-        let mut entries = Vec::new();
-        for (line, parsed) in lines {
-            match parsed {
-                Ok(entry) => entries.push(entry),
-                Err(e) => self.send(&format!("{file}:{line}: skipped: {e}")),
-            }
-        }
+        use crate::tools::epd::{run_suite_file, EpdLimits};
         let limits = EpdLimits {
             time: Some(Duration::from_secs_f64(seconds)),
             depth: None,
@@ -481,10 +467,15 @@ impl Session {
             threads: self.core.threads,
         };
         let mut report = Vec::new();
-        run_suite(&entries, &limits, &mut report, &mut std::io::sink());
-        let text = String::from_utf8_lossy(&report).into_owned();
-        for line in text.lines() {
-            self.send(line);
+        let path = std::path::Path::new(file);
+        let skipped = &mut |line: &str| self.send(line);
+        match run_suite_file(path, &limits, skipped, &mut report, &mut std::io::sink()) {
+            Ok(_) => {
+                for line in String::from_utf8_lossy(&report).lines() {
+                    self.send(line);
+                }
+            }
+            Err(e) => self.send(&format!("Error (cannot read {file}: {e}): test")),
         }
     }
 
