@@ -887,28 +887,7 @@ impl EditBoard {
 
     /// FEN with every castling right the placement allows (the parser drops the rest).
     fn to_fen(&self, side: Color) -> String {
-        let mut fen = String::new();
-        for rank in (0..8).rev() {
-            let mut empty = 0;
-            for file in 0..8 {
-                match self.pieces[rank * 8 + file] {
-                    None => empty += 1,
-                    Some(p) => {
-                        if empty > 0 {
-                            fen.push_str(&empty.to_string());
-                            empty = 0;
-                        }
-                        fen.push(p.char());
-                    }
-                }
-            }
-            if empty > 0 {
-                fen.push_str(&empty.to_string());
-            }
-            if rank > 0 {
-                fen.push('/');
-            }
-        }
+        let fen = crate::chess::fen::placement(|sq| self.pieces[sq.index()]);
         let start = Position::from_fen(STARTPOS_FEN).unwrap();
         let home = |sq: Square| self.pieces[sq.index()] == start.piece_on(sq);
         let mut castling = String::new();
