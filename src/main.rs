@@ -243,12 +243,7 @@ fn main() -> ExitCode {
                 &mut std::io::stdout(),
                 verbose,
             );
-            println!(
-                "bench depth {depth}: {} nodes {} nps ({:.2} s)",
-                r.nodes,
-                r.nps(),
-                r.elapsed.as_secs_f64()
-            );
+            println!("{r}");
             ExitCode::SUCCESS
         }
     }

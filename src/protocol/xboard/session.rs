@@ -299,12 +299,7 @@ impl Driver {
             Command::Bench(depth) => {
                 let depth = depth.unwrap_or(crate::tools::bench::DEFAULT_DEPTH);
                 let r = crate::tools::bench::run(depth, 1, &mut std::io::sink(), false);
-                s.send(&format!(
-                    "bench depth {depth}: {} nodes {} nps ({:.2} s)",
-                    r.nodes,
-                    r.nps(),
-                    r.elapsed.as_secs_f64()
-                ));
+                s.send(&r.to_string());
             }
             Command::Test { file, seconds } => s.run_test_suite(&file, seconds),
             harmless => s.handle_harmless(harmless),
