@@ -1,6 +1,6 @@
 //! The offline tools: work done outside any game, on a fixed set of positions or on files.
 //! None of them is part of a protocol session, and they never hold a session's state; the
-//! protocols may call `bench` (and `epd` for a suite) as commands.
+//! protocols may call `bench`, `perft` and `epd` (for a suite) as commands.
 //!
 //! * `bench`: the fixed search whose node count is the search's signature (`kestrel bench`).
 //! * `epd`: EPD test suites, read and run (`kestrel epd`).
