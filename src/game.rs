@@ -3,11 +3,35 @@
 
 use crate::chess::{Color, Move, Position};
 
+/// Who won a game, or that it was drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GameResult {
+    WhiteWins,
+    BlackWins,
+    Draw,
+}
+
+impl GameResult {
+    /// As PGN and xboard write it: `1-0`, `0-1` or `1/2-1/2`.
+    pub fn as_pgn(&self) -> &'static str {
+        match self {
+            GameResult::WhiteWins => "1-0",
+            GameResult::BlackWins => "0-1",
+            GameResult::Draw => "1/2-1/2",
+        }
+    }
+}
+
+impl std::fmt::Display for GameResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_pgn())
+    }
+}
+
 /// A finished game's result and the reason, as xboard wants them claimed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {
-    /// `1-0`, `0-1` or `1/2-1/2`.
-    pub result: &'static str,
+    pub result: GameResult,
     pub reason: &'static str,
 }
 
@@ -103,36 +127,36 @@ impl Game {
             return Some(if pos.in_check() {
                 match pos.side_to_move() {
                     Color::White => Outcome {
-                        result: "0-1",
+                        result: GameResult::BlackWins,
                         reason: "Black mates",
                     },
                     Color::Black => Outcome {
-                        result: "1-0",
+                        result: GameResult::WhiteWins,
                         reason: "White mates",
                     },
                 }
             } else {
                 Outcome {
-                    result: "1/2-1/2",
+                    result: GameResult::Draw,
                     reason: "Stalemate",
                 }
             });
         }
         if pos.is_insufficient_material() {
             return Some(Outcome {
-                result: "1/2-1/2",
+                result: GameResult::Draw,
                 reason: "Insufficient material",
             });
         }
         if pos.halfmove_clock() >= 100 {
             return Some(Outcome {
-                result: "1/2-1/2",
+                result: GameResult::Draw,
                 reason: "50 move rule",
             });
         }
         if self.repetitions() >= 3 {
             return Some(Outcome {
-                result: "1/2-1/2",
+                result: GameResult::Draw,
                 reason: "3-fold repetition",
             });
         }
@@ -162,6 +186,21 @@ mod tests {
         let mut g = Game::default();
         play(&mut g, "f2f3 e7e5 g2g4 d8h4");
         assert_eq!(g.outcome().unwrap().to_string(), "0-1 {Black mates}");
+    }
+
+    #[test]
+    fn each_result_prints_as_pgn_in_the_claim() {
+        let mut g = Game::default();
+        play(&mut g, "e2e4 e7e5 f1c4 b8c6 d1h5 g8f6 h5f7");
+        let mate = g.outcome().unwrap();
+        assert_eq!(mate.result, GameResult::WhiteWins);
+        assert_eq!(mate.to_string(), "1-0 {White mates}");
+        let g = Game::new(Position::from_fen("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1").unwrap());
+        let stalemate = g.outcome().unwrap();
+        assert_eq!(stalemate.result, GameResult::Draw);
+        assert_eq!(stalemate.to_string(), "1/2-1/2 {Stalemate}");
+        assert_eq!(GameResult::BlackWins.as_pgn(), "0-1");
+        assert_eq!(GameResult::BlackWins.to_string(), "0-1");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The `kestrel` command: a protocol session by default, or a tool subcommand.
 
 use clap::{Parser, Subcommand};
-use kestrel::chess::{perft, Position, STARTPOS_FEN};
+use kestrel::chess::{Position, STARTPOS_FEN};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -243,18 +243,14 @@ fn main() -> ExitCode {
                 &mut std::io::stdout(),
                 verbose,
             );
-            println!(
-                "bench depth {depth}: {} nodes {} nps ({:.2} s)",
-                r.nodes,
-                r.nps(),
-                r.elapsed.as_secs_f64()
-            );
+            println!("{r}");
             ExitCode::SUCCESS
         }
     }
 }
 
 fn run_perft(depth: u32, fen: &str, divide: bool, hash_mb: usize, threads: usize) -> ExitCode {
+    use kestrel::tools::perft::{run, PerftJob, PerftReportStyle};
     let pos = match Position::from_fen(fen) {
         Ok(p) => p,
         Err(e) => {
@@ -262,65 +258,15 @@ fn run_perft(depth: u32, fen: &str, divide: bool, hash_mb: usize, threads: usize
             return ExitCode::from(2);
         }
     };
-    if hash_mb > 0 || threads > 1 {
-        return run_hashed_perft(&pos, depth, divide, hash_mb, threads);
-    }
-    let start = Instant::now();
-    let nodes = if divide {
-        let mut total = 0;
-        for (mv, n) in perft::divide(&pos, depth) {
-            println!("{}: {n}", pos.coordinate(mv));
-            total += n;
-        }
-        println!();
-        total
-    } else {
-        perft::perft(&pos, depth)
+    let job = PerftJob {
+        depth,
+        divide,
+        hash_mb,
+        threads,
     };
-    let secs = start.elapsed().as_secs_f64();
-    println!("nodes {nodes}");
-    println!("time {secs:.3} s");
-    println!("speed {:.1} Mnps", nodes as f64 / secs.max(1e-9) / 1e6);
-    ExitCode::SUCCESS
-}
-
-fn run_hashed_perft(
-    pos: &Position,
-    depth: u32,
-    divide: bool,
-    hash_mb: usize,
-    threads: usize,
-) -> ExitCode {
-    use kestrel::tools::hashperft::{perft, PerftTable};
-    // The table is allocated before the clock starts; its pages are committed as it fills.
-    let table = (hash_mb > 0).then(|| PerftTable::new(hash_mb));
-    let start = Instant::now();
-    let report = perft(pos, depth, table.as_ref(), threads);
-    let secs = start.elapsed().as_secs_f64();
-    if divide {
-        for &(mv, n) in &report.divide {
-            println!("{}: {n}", pos.coordinate(mv));
-        }
-        println!();
-    }
-    println!("nodes {}", report.nodes);
-    println!("time {secs:.3} s");
-    println!(
-        "speed {:.1} Mnps",
-        report.nodes as f64 / secs.max(1e-9) / 1e6
-    );
-    match &table {
-        Some(t) => {
-            println!("hash {} MB", t.megabytes());
-            println!(
-                "hash hits {:.1}% of {} probes",
-                report.stats.hit_rate() * 100.0,
-                report.stats.probes
-            );
-        }
-        None => println!("hash none"),
-    }
-    println!("threads {threads}");
+    run(&pos, &job, PerftReportStyle::CommandLine, &mut |line| {
+        println!("{line}")
+    });
     ExitCode::SUCCESS
 }
 
@@ -332,24 +278,10 @@ fn run_epd(
     threads: u32,
     hash_mb: usize,
 ) -> ExitCode {
-    use kestrel::tools::epd::{read_epd_file, run_suite, EpdLimits};
+    use kestrel::tools::epd::{run_suite_file, EpdLimits};
     if let Some(t) = time.filter(|t| !t.is_finite() || *t <= 0.0 || *t > 1e6) {
         eprintln!("error: --time must be a positive number of seconds, not {t}");
         return ExitCode::from(2);
-    }
-    let lines = match read_epd_file(file) {
-        Ok(lines) => lines,
-        Err(e) => {
-            eprintln!("error: cannot read {}: {e}", file.display());
-            return ExitCode::from(2);
-        }
-    };
-    let mut entries = Vec::new();
-    for (line, parsed) in lines {
-        match parsed {
-            Ok(entry) => entries.push(entry),
-            Err(e) => eprintln!("{}:{line}: skipped: {e}", file.display()),
-        }
     }
     let time = match (time, depth, nodes) {
         (None, None, None) => Some(1.0),
@@ -362,12 +294,17 @@ fn run_epd(
         hash_mb,
         threads: threads as usize,
     };
-    run_suite(
-        &entries,
+    let run = run_suite_file(
+        file,
         &limits,
+        &mut |line| eprintln!("{line}"),
         &mut std::io::stdout(),
         &mut std::io::stderr(),
     );
+    if let Err(e) = run {
+        eprintln!("error: cannot read {}: {e}", file.display());
+        return ExitCode::from(2);
+    }
     ExitCode::SUCCESS
 }
 

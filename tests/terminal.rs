@@ -580,6 +580,72 @@ fn test_command_in_a_session_runs_a_suite() {
         .starts_with("Error (cannot read"));
 }
 
+/// A suite with lines that are no test position: `kestrel epd` (on stderr) and the session's
+/// `test` (before the report) name each as `FILE:LINE: skipped: why` and run the rest.
+#[test]
+fn epd_lines_that_are_no_position_are_named_and_skipped_alike() {
+    let suite = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/bratko-kopec.epd");
+    let good: Vec<String> = std::fs::read_to_string(suite)
+        .unwrap()
+        .lines()
+        .take(2)
+        .map(String::from)
+        .collect();
+    let path = std::env::temp_dir().join(format!("kestrel-skips-{}.epd", std::process::id()));
+    let text = format!(
+        "{}\nnot a position\n# a comment\n\n8/8/8/8/8/8/8/8 w - - bm e4;\n{}\n",
+        good[0], good[1]
+    );
+    std::fs::write(&path, text).unwrap();
+    let file = path.display().to_string();
+    let skips = |lines: &[String]| -> Vec<String> {
+        lines
+            .iter()
+            .filter(|l| l.contains(": skipped: "))
+            .cloned()
+            .collect()
+    };
+
+    let out = kestrel()
+        .args(["epd", &file, "--nodes", "2000"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let stderr: Vec<String> = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .map(String::from)
+        .collect();
+    let cli = skips(&stderr);
+    assert_eq!(cli.len(), 2, "{stderr:?}");
+    assert!(
+        cli[0].starts_with(&format!("{file}:2: skipped: ")),
+        "{cli:?}"
+    );
+    assert!(
+        cli[1].starts_with(&format!("{file}:5: skipped: ")),
+        "{cli:?}"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("solved ") && l.contains("/2 ")),
+        "{stdout}"
+    );
+
+    let mut e = Engine::start();
+    e.send(&format!("test {file} 0.05"));
+    let (total, lines) = e.wait_for("suite total", 30 * SEC, |l| l.starts_with("solved "));
+    let _ = std::fs::remove_file(&path);
+    assert!(total.contains("/2 "), "{total}");
+    // The same lines, before the report.
+    assert_eq!(skips(&lines), cli);
+    assert!(
+        lines[..2].iter().all(|l| l.contains(": skipped: ")),
+        "{lines:?}"
+    );
+}
+
 #[test]
 fn looking_at_the_board_while_the_engine_thinks_does_not_stop_it() {
     let mut e = Engine::start();

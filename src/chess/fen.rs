@@ -82,6 +82,34 @@ impl fmt::Display for FenError {
 
 impl std::error::Error for FenError {}
 
+/// The piece placement field of a FEN (rank 8 first, runs of empty squares as digits) of
+/// any board given square by square: a position's, or one being set up square by square.
+pub fn placement(piece_on: impl Fn(Square) -> Option<Piece>) -> String {
+    let mut s = String::with_capacity(90);
+    for rank in (0..8).rev() {
+        let mut empty = 0;
+        for file in 0..8 {
+            match piece_on(Square::from_coords(File(file), Rank(rank))) {
+                None => empty += 1,
+                Some(p) => {
+                    if empty > 0 {
+                        s.push((b'0' + empty) as char);
+                        empty = 0;
+                    }
+                    s.push(p.char());
+                }
+            }
+        }
+        if empty > 0 {
+            s.push((b'0' + empty) as char);
+        }
+        if rank > 0 {
+            s.push('/');
+        }
+    }
+    s
+}
+
 impl Position {
     /// Parses a FEN (the two move counters may be left out, as in EPD).
     pub fn from_fen(fen: &str) -> Result<Position, FenError> {
@@ -144,29 +172,7 @@ impl Position {
     /// The FEN of this position. Castling is written `KQkq` where that is unambiguous and
     /// with rook files (Shredder style) where it is not.
     pub fn to_fen(&self) -> String {
-        let mut s = String::with_capacity(90);
-        for rank in (0..8).rev() {
-            let mut empty = 0;
-            for file in 0..8 {
-                let sq = Square::from_coords(File(file), Rank(rank));
-                match self.piece_on(sq) {
-                    None => empty += 1,
-                    Some(p) => {
-                        if empty > 0 {
-                            s.push((b'0' + empty) as char);
-                            empty = 0;
-                        }
-                        s.push(p.char());
-                    }
-                }
-            }
-            if empty > 0 {
-                s.push((b'0' + empty) as char);
-            }
-            if rank > 0 {
-                s.push('/');
-            }
-        }
+        let mut s = placement(|sq| self.piece_on(sq));
         s.push(' ');
         s.push(self.side_to_move().fen_char());
         s.push(' ');
@@ -360,4 +366,34 @@ fn parse_ep(field: &str, side: Color) -> Result<Option<Square>, FenError> {
         return Err(FenError::EnPassantWrongRank(sq));
     }
     Ok(Some(sq))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placement_counts_empty_runs_and_starts_on_rank_8() {
+        assert_eq!(placement(|_| None), "8/8/8/8/8/8/8/8");
+        let d4 = Square::from_coords(File(3), Rank(3));
+        let corners = |sq: Square| match sq {
+            Square::A1 => Some(Piece::new(Color::White, Role::Rook)),
+            Square::H8 => Some(Piece::new(Color::Black, Role::King)),
+            _ if sq == d4 => Some(Piece::new(Color::White, Role::Pawn)),
+            _ => None,
+        };
+        assert_eq!(placement(corners), "7k/8/8/8/3P4/8/8/R7");
+        for fen in [
+            STARTPOS_FEN,
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        ] {
+            let pos = Position::from_fen(fen).unwrap();
+            assert_eq!(pos.to_fen(), fen);
+            assert_eq!(
+                placement(|sq| pos.piece_on(sq)),
+                fen.split(' ').next().unwrap()
+            );
+        }
+    }
 }

@@ -67,6 +67,8 @@ pub const POSITIONS: [&str; 50] = [
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BenchResult {
+    /// Depth of every search.
+    pub depth: u32,
     pub nodes: u64,
     pub elapsed: Duration,
 }
@@ -74,6 +76,20 @@ pub struct BenchResult {
 impl BenchResult {
     pub fn nps(&self) -> u64 {
         (self.nodes as f64 / self.elapsed.as_secs_f64().max(1e-9)) as u64
+    }
+}
+
+/// The summary line `kestrel bench` and the session's `bench` print (OpenBench reads it).
+impl std::fmt::Display for BenchResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "bench depth {}: {} nodes {} nps ({:.2} s)",
+            self.depth,
+            self.nodes,
+            self.nps(),
+            self.elapsed.as_secs_f64()
+        )
     }
 }
 
@@ -106,7 +122,26 @@ pub fn run(depth: u32, threads: usize, out: &mut dyn Write, verbose: bool) -> Be
         }
     }
     BenchResult {
+        depth,
         nodes,
         elapsed: start.elapsed(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_line_gives_depth_nodes_nps_and_seconds() {
+        let r = BenchResult {
+            depth: 9,
+            nodes: 1_000_000,
+            elapsed: Duration::from_millis(500),
+        };
+        assert_eq!(
+            r.to_string(),
+            "bench depth 9: 1000000 nodes 2000000 nps (0.50 s)"
+        );
     }
 }

@@ -18,7 +18,7 @@
 //! same seed writes the same file, for any thread count.
 
 use crate::chess::{Color, Position};
-use crate::game::Game;
+use crate::game::{Game, GameResult};
 use crate::rng::Rng;
 use crate::search::movepick::is_quiet;
 use crate::search::{is_mate_score, FixedLimits, SearchParams, Searcher};
@@ -57,22 +57,12 @@ pub struct Config {
     pub openings: Vec<Position>,
 }
 
-/// The result of a game, from White's view.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Result {
-    WhiteWins,
-    Draw,
-    BlackWins,
-}
-
-impl Result {
-    /// As written in the data: White's score.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Result::WhiteWins => "1.0",
-            Result::Draw => "0.5",
-            Result::BlackWins => "0.0",
-        }
+/// A game's result as written in the data: White's score.
+fn white_score_text(result: GameResult) -> &'static str {
+    match result {
+        GameResult::WhiteWins => "1.0",
+        GameResult::Draw => "0.5",
+        GameResult::BlackWins => "0.0",
     }
 }
 
@@ -80,7 +70,7 @@ impl Result {
 #[derive(Clone, Debug)]
 pub struct GameRecord {
     pub positions: Vec<(String, i32)>,
-    pub result: Result,
+    pub result: GameResult,
     /// Plies the search played.
     pub plies: usize,
     /// Whether the result was adjudicated rather than reached by the rules.
@@ -91,7 +81,7 @@ impl GameRecord {
     /// The game's training lines.
     pub fn write(&self, out: &mut dyn Write) -> io::Result<()> {
         for (fen, score) in &self.positions {
-            writeln!(out, "{fen} | {score} | {}", self.result.as_str())?;
+            writeln!(out, "{fen} | {score} | {}", white_score_text(self.result))?;
         }
         Ok(())
     }
@@ -168,20 +158,15 @@ pub fn play_game(config: &Config, searcher: &mut Searcher, index: u64) -> GameRe
     let mut plies = 0;
     let (result, adjudicated) = loop {
         if let Some(outcome) = game.outcome() {
-            let result = match outcome.result {
-                "1-0" => Result::WhiteWins,
-                "0-1" => Result::BlackWins,
-                _ => Result::Draw,
-            };
-            break (result, false);
+            break (outcome.result, false);
         }
         if plies >= MAX_PLIES {
-            break (Result::Draw, true);
+            break (GameResult::Draw, true);
         }
         let (best, score) = search(searcher, &game, config.nodes);
         let Some(best) = best else {
             // Only reachable with no legal move, which `outcome` has already caught.
-            break (Result::Draw, true);
+            break (GameResult::Draw, true);
         };
         let pos = game.position();
         let white_score = white_view(pos, score);
@@ -190,9 +175,9 @@ pub fn play_game(config: &Config, searcher: &mut Searcher, index: u64) -> GameRe
         }
 
         let winner = if white_score >= WIN_SCORE {
-            Some(Result::WhiteWins)
+            Some(GameResult::WhiteWins)
         } else if white_score <= -WIN_SCORE {
-            Some(Result::BlackWins)
+            Some(GameResult::BlackWins)
         } else {
             None
         };
@@ -211,7 +196,7 @@ pub fn play_game(config: &Config, searcher: &mut Searcher, index: u64) -> GameRe
             0
         };
         if plies >= DRAW_FROM_PLY && draw_run >= DRAW_PLIES {
-            break (Result::Draw, true);
+            break (GameResult::Draw, true);
         }
 
         game.play(best);
@@ -245,9 +230,9 @@ impl Summary {
         self.plies += record.plies as u64;
         self.adjudicated += u64::from(record.adjudicated);
         match record.result {
-            Result::WhiteWins => self.white_wins += 1,
-            Result::Draw => self.draws += 1,
-            Result::BlackWins => self.black_wins += 1,
+            GameResult::WhiteWins => self.white_wins += 1,
+            GameResult::Draw => self.draws += 1,
+            GameResult::BlackWins => self.black_wins += 1,
         }
     }
 

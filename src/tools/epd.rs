@@ -292,13 +292,13 @@ pub fn parse_epd_line(line: &str) -> Result<EpdEntry, EpdError> {
     })
 }
 
+/// One line of an EPD file: its line number and what it parsed to.
+pub type EpdLine = (usize, Result<EpdEntry, EpdError>);
+
 /// Reads an EPD file: every line that is not blank or a `#` comment, with its line number
 /// (from 1) and what it parsed to. Bad lines are returned, not fatal, so a caller can
 /// report them and run the rest. Bytes that are not UTF-8 (old files in Latin-1 comments)
 /// are replaced rather than refused.
-/// One line of an EPD file: its line number and what it parsed to.
-pub type EpdLine = (usize, Result<EpdEntry, EpdError>);
-
 pub fn read_epd_file(path: impl AsRef<Path>) -> Result<Vec<EpdLine>, std::io::Error> {
     let bytes = std::fs::read(path)?;
     let text = String::from_utf8_lossy(&bytes);
@@ -498,6 +498,26 @@ pub fn run_suite(
     );
     let _ = out.flush();
     summary
+}
+
+/// Reads the suite in `path` and runs it as `run_suite` does. Each line that is not a test
+/// position is passed to `skipped` as `FILE:LINE: skipped: why` and left out of the run.
+/// A file that cannot be read is the error, and nothing is run.
+pub fn run_suite_file(
+    path: &Path,
+    limits: &EpdLimits,
+    skipped: &mut dyn FnMut(&str),
+    out: &mut dyn Write,
+    progress: &mut dyn Write,
+) -> std::io::Result<SuiteSummary> {
+    let mut entries = Vec::new();
+    for (line, parsed) in read_epd_file(path)? {
+        match parsed {
+            Ok(entry) => entries.push(entry),
+            Err(e) => skipped(&format!("{}:{line}: skipped: {e}", path.display())),
+        }
+    }
+    Ok(run_suite(&entries, limits, out, progress))
 }
 
 #[cfg(test)]

@@ -1,15 +1,18 @@
 //! The offline tools: work done outside any game, on a fixed set of positions or on files.
 //! None of them is part of a protocol session, and they never hold a session's state; the
-//! protocols may call `bench` (and `epd` for a suite) as commands.
+//! protocols may call `bench`, `perft` and `epd` (for a suite) as commands.
 //!
 //! * `bench`: the fixed search whose node count is the search's signature (`kestrel bench`).
 //! * `epd`: EPD test suites, read and run (`kestrel epd`).
 //! * `datagen`: self-play games written as training data for the tuner (`kestrel datagen`).
 //! * `tune`: the Texel-style tuner of the evaluation weights (`kestrel tune`).
 //! * `hashperft`: perft with a shared table of counts and threads (`kestrel perft --hash`).
+//! * `perft`: the perft runner and its report, for `kestrel perft` and the session's
+//!   `perft`/`divide` commands.
 
 pub mod bench;
 pub mod datagen;
 pub mod epd;
 pub mod hashperft;
+pub mod perft;
 pub mod tune;

@@ -278,33 +278,12 @@ impl Driver {
                 let pos = *s.engine.game.position();
                 s.engine.searcher().set_score(&pos, score, depth);
             }
-            Command::Perft(depth) => {
-                let start = std::time::Instant::now();
-                let nodes = crate::chess::perft::perft(s.engine.game.position(), depth);
-                let secs = start.elapsed().as_secs_f64();
-                s.send(&format!(
-                    "perft {depth}: {nodes} nodes in {secs:.3} s ({:.1} Mnps)",
-                    nodes as f64 / secs.max(1e-9) / 1e6
-                ));
-            }
-            Command::Divide(depth) => {
-                let pos = *s.engine.game.position();
-                let mut total = 0;
-                for (m, n) in crate::chess::perft::divide(&pos, depth) {
-                    total += n;
-                    s.send(&format!("{}: {n}", pos.coordinate(m)));
-                }
-                s.send(&format!("total {total}"));
-            }
+            Command::Perft(depth) => s.run_perft(depth, false),
+            Command::Divide(depth) => s.run_perft(depth, true),
             Command::Bench(depth) => {
                 let depth = depth.unwrap_or(crate::tools::bench::DEFAULT_DEPTH);
                 let r = crate::tools::bench::run(depth, 1, &mut std::io::sink(), false);
-                s.send(&format!(
-                    "bench depth {depth}: {} nodes {} nps ({:.2} s)",
-                    r.nodes,
-                    r.nps(),
-                    r.elapsed.as_secs_f64()
-                ));
+                s.send(&r.to_string());
             }
             Command::Test { file, seconds } => s.run_test_suite(&file, seconds),
             harmless => s.handle_harmless(harmless),
@@ -446,23 +425,19 @@ impl Session {
         }
     }
 
+    /// `perft N` / `divide N` on the current position.
+    fn run_perft(&mut self, depth: u32, divide: bool) {
+        use crate::tools::perft::{run, PerftJob, PerftReportStyle};
+        let pos = *self.engine.game.position();
+        let job = PerftJob::plain(depth, divide);
+        run(&pos, &job, PerftReportStyle::Session, &mut |line| {
+            self.send(line)
+        });
+    }
+
     /// `test FILE [SECONDS]`: runs an EPD suite, one line per position, then the total.
     fn run_test_suite(&mut self, file: &str, seconds: f64) {
-        use crate::tools::epd::{read_epd_file, run_suite, EpdLimits};
-        let lines = match read_epd_file(file) {
-            Ok(lines) => lines,
-            Err(e) => {
-                self.send(&format!("Error (cannot read {file}: {e}): test"));
-                return;
-            }
-        };
-        let mut entries = Vec::new();
-        for (line, parsed) in lines {
-            match parsed {
-                Ok(entry) => entries.push(entry),
-                Err(e) => self.send(&format!("{file}:{line}: skipped: {e}")),
-            }
-        }
+        use crate::tools::epd::{run_suite_file, EpdLimits};
         let limits = EpdLimits {
             time: Some(Duration::from_secs_f64(seconds)),
             depth: None,
@@ -471,10 +446,15 @@ impl Session {
             threads: self.engine.searcher_ref().threads(),
         };
         let mut report = Vec::new();
-        run_suite(&entries, &limits, &mut report, &mut std::io::sink());
-        let text = String::from_utf8_lossy(&report).into_owned();
-        for line in text.lines() {
-            self.send(line);
+        let path = std::path::Path::new(file);
+        let skipped = &mut |line: &str| self.send(line);
+        match run_suite_file(path, &limits, skipped, &mut report, &mut std::io::sink()) {
+            Ok(_) => {
+                for line in String::from_utf8_lossy(&report).lines() {
+                    self.send(line);
+                }
+            }
+            Err(e) => self.send(&format!("Error (cannot read {file}: {e}): test")),
         }
     }
 
@@ -847,28 +827,7 @@ impl EditBoard {
 
     /// FEN with every castling right the placement allows (the parser drops the rest).
     fn to_fen(&self, side: Color) -> String {
-        let mut fen = String::new();
-        for rank in (0..8).rev() {
-            let mut empty = 0;
-            for file in 0..8 {
-                match self.pieces[rank * 8 + file] {
-                    None => empty += 1,
-                    Some(p) => {
-                        if empty > 0 {
-                            fen.push_str(&empty.to_string());
-                            empty = 0;
-                        }
-                        fen.push(p.char());
-                    }
-                }
-            }
-            if empty > 0 {
-                fen.push_str(&empty.to_string());
-            }
-            if rank > 0 {
-                fen.push('/');
-            }
-        }
+        let fen = crate::chess::fen::placement(|sq| self.pieces[sq.index()]);
         let start = Position::from_fen(STARTPOS_FEN).unwrap();
         let home = |sq: Square| self.pieces[sq.index()] == start.piece_on(sq);
         let mut castling = String::new();
