@@ -1,4 +1,5 @@
-//! The rules of chess: pure, no I/O, no threads.
+//! The rules of chess: board, position, legal moves, FEN, notation and perft. Pure: no I/O,
+//! no threads, and nothing of evaluation, search or the protocols, which all build on it.
 
 pub mod attacks;
 pub mod bitboard;

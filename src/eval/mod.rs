@@ -1,4 +1,5 @@
-//! Static evaluation, in centipawns, from the side to move's point of view.
+//! Static evaluation, in centipawns, from the side to move's point of view. It reads a
+//! position and its own weights only: no search state, no protocol.
 //!
 //! The terms (material, piece-square tables, mobility, pawn structure, passed pawns, pieces,
 //! threats, king safety, tempo) are computed from White's view, each a middlegame and an
