@@ -18,7 +18,7 @@ pub use io::{line_problem, line_problem_within, pv_text, Io, MAX_COMMAND_LEN, MA
 pub use options::{MAX_MOVE_OVERHEAD_MS, MAX_MULTI_PV};
 pub use thinking::{run_search, Abort, Front, Mode, Search};
 
-use self::time::{compute_limits_with_margin, TimeControl, TimeLimits, SAFETY_MARGIN};
+use self::time::{limits_for, Clock, TimeLimits, SAFETY_MARGIN};
 use crate::book::{Book, BookMove, BookRng};
 use crate::chess::Position;
 use crate::game::Game;
@@ -41,9 +41,8 @@ pub struct Engine {
     pub chess960: bool,
     /// Pondering allowed (xboard `hard`/`easy`, UCI `Ponder`).
     pub ponder: bool,
-    pub time_control: TimeControl,
-    /// Our clock, if the GUI told us.
-    pub time_left: Option<Duration>,
+    /// Our clock for the next move, as the front end filled it in.
+    pub clock: Clock,
     pub max_depth: Option<u32>,
     /// Nodes per second standing in for the clock (xboard `nps`).
     pub nps: Option<u64>,
@@ -74,8 +73,7 @@ impl Engine {
             game: Game::default(),
             chess960: false,
             ponder: false,
-            time_control: TimeControl::default(),
-            time_left: None,
+            clock: Clock::default(),
             max_depth: None,
             nps: None,
             move_overhead: SAFETY_MARGIN,
@@ -92,14 +90,9 @@ impl Engine {
         self.io.send(line);
     }
 
-    /// The time limits for our move, `moves_made` moves into the time control.
-    pub fn limits(&self, moves_made: u32) -> TimeLimits {
-        compute_limits_with_margin(
-            self.time_control,
-            self.time_left,
-            moves_made,
-            self.move_overhead,
-        )
+    /// The time limits for our move on the clock the front end set.
+    pub fn limits(&self) -> TimeLimits {
+        limits_for(&self.clock, self.move_overhead)
     }
 
     /// Starts a new game from `start` (Chess960 castling if the session or the FEN says so).
@@ -302,14 +295,17 @@ mod tests {
     #[test]
     fn move_overhead_is_kept_back_from_the_clock() {
         let mut engine = engine();
-        engine.time_control = TimeControl::PerMove(Duration::from_secs(10));
-        engine.time_left = Some(Duration::from_secs(2));
-        assert_eq!(engine.limits(0).never_exceed, Duration::from_millis(1950));
+        engine.clock = Clock::under(
+            time::TimeControl::PerMove(Duration::from_secs(10)),
+            Some(Duration::from_secs(2)),
+            0,
+        );
+        assert_eq!(engine.limits().never_exceed, Duration::from_millis(1950));
         let overhead = |engine: &mut Engine, v: &str| {
             engine.set_option(Protocol::Uci, "Move Overhead", Some(v))
         };
         overhead(&mut engine, "400").unwrap();
-        assert_eq!(engine.limits(0).never_exceed, Duration::from_millis(1600));
+        assert_eq!(engine.limits().never_exceed, Duration::from_millis(1600));
         for bad in ["-1", "5001", "x", ""] {
             assert!(overhead(&mut engine, bad).is_err(), "{bad}");
         }

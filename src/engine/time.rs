@@ -1,4 +1,5 @@
-//! Time management: turns the time control and the clock into the three limits of the
+//! Time management: turns our clock (`Clock`, which both protocols fill in: UCI from `go`,
+//! xboard from `level`/`st`/`time` through `Clock::under`) into the three limits of the
 //! WinBoard model driver, once per search.
 //!
 //! * `no_new_iteration`: past it, don't start another depth.
@@ -11,7 +12,7 @@
 
 use std::time::{Duration, Instant};
 
-/// What the GUI set with `level` or `st`.
+/// A game's time control: xboard's `level` or `st` (UCI sends the clock itself).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum TimeControl {
     /// `level MPS BASE INC`: `moves` per session (0 = the whole game), `base` per session,
@@ -82,6 +83,75 @@ fn spendable_with(left: Duration, margin: Duration) -> Duration {
     }
 }
 
+/// Our clock for one move, as both protocols fill it in: UCI from `go wtime … movestogo …
+/// movetime`, xboard from `level`/`st` and `time` (`Clock::under`). The limits are computed
+/// from this alone.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Clock {
+    /// Time left on our clock; `None` if the GUI never said.
+    pub time_left: Option<Duration>,
+    /// Added to our clock after each of our moves.
+    pub increment: Duration,
+    /// Our moves until the clock is refilled, this one included; `None`: the rest of the
+    /// game.
+    pub moves_to_go: Option<u32>,
+    /// What the clock is refilled with at a control, where known (xboard's `level` base): a
+    /// tenth of it is kept in reserve. Unknown (UCI), the time left stands for it.
+    pub control_time: Option<Duration>,
+    /// A time set for this move instead of a share of the clock.
+    pub move_time: Option<MoveTime>,
+}
+
+/// A time set for one move.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MoveTime {
+    /// Search this long (UCI `movetime`): the GUI asked for the time, not for a limit.
+    Exactly(Duration),
+    /// At most this long (xboard `st`), and less when the search settles early.
+    AtMost(Duration),
+}
+
+impl Clock {
+    /// The clock of a game under the time control `control` with `time_left` on it (`None`
+    /// if the GUI never said), `moves_made` of our moves into the game.
+    pub fn under(control: TimeControl, time_left: Option<Duration>, moves_made: u32) -> Clock {
+        let clock = Clock {
+            time_left,
+            increment: Duration::ZERO,
+            moves_to_go: None,
+            control_time: None,
+            move_time: None,
+        };
+        match control {
+            TimeControl::MoveTime(d) => Clock {
+                move_time: Some(MoveTime::Exactly(d)),
+                ..clock
+            },
+            TimeControl::PerMove(d) => Clock {
+                move_time: Some(MoveTime::AtMost(d)),
+                ..clock
+            },
+            TimeControl::Conventional {
+                moves,
+                base,
+                increment,
+            } => Clock {
+                increment,
+                moves_to_go: (moves > 0).then(|| moves - (moves_made % moves)),
+                control_time: Some(base),
+                ..clock
+            },
+        }
+    }
+}
+
+impl Default for Clock {
+    /// XBoard's default time control, before the GUI says anything.
+    fn default() -> Clock {
+        Clock::under(TimeControl::default(), None, 0)
+    }
+}
+
 /// Computes the limits for one move, keeping `SAFETY_MARGIN` back.
 ///
 /// * `time_left`: our clock (from `time`); `None` if the GUI never sent one.
@@ -98,75 +168,66 @@ pub fn compute_limits_with_margin(
     moves_made: u32,
     safety_margin: Duration,
 ) -> TimeLimits {
+    limits_for(&Clock::under(tc, time_left, moves_made), safety_margin)
+}
+
+/// The limits for one move on `clock`, keeping `safety_margin` back from every reading of
+/// it. Without a clock or a move time there is no limit.
+pub fn limits_for(clock: &Clock, safety_margin: Duration) -> TimeLimits {
     let margin = |left| spendable_with(left, safety_margin);
-    match tc {
-        TimeControl::MoveTime(per_move) => {
-            let mut hard = per_move.saturating_sub(safety_margin.min(per_move / 4));
-            if let Some(left) = time_left {
-                hard = hard.min(margin(left));
-            }
-            TimeLimits {
-                no_new_iteration: hard,
-                no_new_move: hard,
-                never_exceed: hard,
-                adapts: false,
-            }
+    if let Some(move_time) = clock.move_time {
+        let (MoveTime::Exactly(per_move) | MoveTime::AtMost(per_move)) = move_time;
+        let mut hard = per_move.saturating_sub(safety_margin.min(per_move / 4));
+        if let Some(left) = clock.time_left {
+            hard = hard.min(margin(left));
         }
-        TimeControl::PerMove(per_move) => {
-            let mut hard = per_move.saturating_sub(safety_margin.min(per_move / 4));
-            if let Some(left) = time_left {
-                hard = hard.min(margin(left));
-            }
-            TimeLimits {
-                no_new_iteration: hard.mul_f64(0.6),
-                no_new_move: hard,
-                never_exceed: hard,
-                adapts: false,
-            }
-        }
-        TimeControl::Conventional {
-            moves,
-            base,
-            increment,
-        } => {
-            let left = time_left.unwrap_or(base);
-            let usable = margin(left);
-            let moves_to_go = if moves > 0 {
-                moves - (moves_made % moves)
-            } else {
-                GUESSED_MOVES_TO_GO
-            };
-            if moves_to_go == 1 {
-                // The last move before the control: the clock is refilled after it, so
-                // half of what may be spent goes to this move, however settled the search
-                // looks (a ponder hit's flying start counts towards it), and never more
-                // than 60%, so a pipe's hiccup still finds time on the clock.
-                return TimeLimits {
-                    no_new_iteration: usable / 2,
-                    no_new_move: usable / 2,
-                    never_exceed: usable.mul_f64(0.6),
-                    adapts: false,
-                };
-            }
-            // A tenth of the control is kept in reserve, so the clock never runs down to a
-            // pipe's hiccup from a forfeit (before a control, or at the increment's pace).
-            // Our share is of what lies above the reserve (a small share of the clock once
-            // below it), plus most of the increment we get back for moving; the caps below
-            // keep the increment from being spent before it is received.
-            let reserve = base / 10;
-            let above_reserve = usable.saturating_sub(reserve) / moves_to_go;
-            let mut target =
-                above_reserve.max(usable / (3 * moves_to_go)) + increment.mul_f64(0.75);
-            // Hard cap: a few targets, never more than a third of the clock.
-            let never_exceed = (target * 4).min(usable.mul_f64(0.35));
-            target = target.min(never_exceed);
-            TimeLimits {
-                no_new_iteration: target.mul_f64(0.55),
-                no_new_move: target,
-                never_exceed,
-                adapts: true,
-            }
-        }
+        let no_new_iteration = match move_time {
+            MoveTime::Exactly(_) => hard,
+            MoveTime::AtMost(_) => hard.mul_f64(0.6),
+        };
+        return TimeLimits {
+            no_new_iteration,
+            no_new_move: hard,
+            never_exceed: hard,
+            adapts: false,
+        };
+    }
+    let Some(left) = clock.time_left.or(clock.control_time) else {
+        return TimeLimits::INFINITE;
+    };
+    let usable = margin(left);
+    let moves_to_go = clock
+        .moves_to_go
+        .filter(|&n| n > 0)
+        .unwrap_or(GUESSED_MOVES_TO_GO);
+    if moves_to_go == 1 {
+        // The last move before the control: the clock is refilled after it, so
+        // half of what may be spent goes to this move, however settled the search
+        // looks (a ponder hit's flying start counts towards it), and never more
+        // than 60%, so a pipe's hiccup still finds time on the clock.
+        return TimeLimits {
+            no_new_iteration: usable / 2,
+            no_new_move: usable / 2,
+            never_exceed: usable.mul_f64(0.6),
+            adapts: false,
+        };
+    }
+    // A tenth of the control is kept in reserve, so the clock never runs down to a
+    // pipe's hiccup from a forfeit (before a control, or at the increment's pace).
+    // Our share is of what lies above the reserve (a small share of the clock once
+    // below it), plus most of the increment we get back for moving; the caps below
+    // keep the increment from being spent before it is received.
+    let reserve = clock.control_time.unwrap_or(left) / 10;
+    let above_reserve = usable.saturating_sub(reserve) / moves_to_go;
+    let mut target = above_reserve.max(usable / (3 * moves_to_go)) + clock.increment.mul_f64(0.75);
+    // Hard cap: a few targets, never more than a third of the clock.
+    let never_exceed = (target * 4).min(usable.mul_f64(0.35));
+    target = target.min(never_exceed);
+    TimeLimits {
+        no_new_iteration: target.mul_f64(0.55),
+        no_new_move: target,
+        never_exceed,
+        adapts: true,
     }
 }
 
@@ -280,6 +341,51 @@ impl SearchClock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A clock filled in the UCI way (time left, increment, moves to go, no control time)
+    /// gets the limits a conventional control whose base is the time left would give:
+    /// what UCI clocks were turned into before there was one clock for both protocols.
+    #[test]
+    fn a_uci_clock_is_a_control_whose_base_is_the_time_left() {
+        let ms = Duration::from_millis;
+        for left in [ms(80), ms(900), ms(5_000), ms(60_000), ms(600_000)] {
+            for inc in [ms(0), ms(20), ms(1_000)] {
+                for moves_to_go in [None, Some(1), Some(2), Some(25)] {
+                    let clock = Clock {
+                        time_left: Some(left),
+                        increment: inc,
+                        moves_to_go,
+                        control_time: None,
+                        move_time: None,
+                    };
+                    let control = TimeControl::Conventional {
+                        moves: moves_to_go.unwrap_or(0),
+                        base: left,
+                        increment: inc,
+                    };
+                    assert_eq!(
+                        limits_for(&clock, SAFETY_MARGIN),
+                        compute_limits(control, Some(left), 0),
+                        "{left:?} {inc:?} {moves_to_go:?}"
+                    );
+                }
+            }
+            let exactly = Clock {
+                move_time: Some(MoveTime::Exactly(ms(500))),
+                ..Clock::under(TimeControl::default(), Some(left), 0)
+            };
+            assert_eq!(
+                limits_for(&exactly, SAFETY_MARGIN),
+                compute_limits(TimeControl::MoveTime(ms(500)), Some(left), 0)
+            );
+        }
+        let nothing = Clock {
+            time_left: None,
+            control_time: None,
+            ..Clock::default()
+        };
+        assert_eq!(limits_for(&nothing, SAFETY_MARGIN), TimeLimits::INFINITE);
+    }
 
     fn secs(s: f64) -> Duration {
         Duration::from_secs_f64(s)

@@ -7,7 +7,7 @@
 use super::commands::{command_word, option_lines, GoParams, InfoLine, UciCommand};
 use crate::chess::{CastlingSide, Color, File, Move, Position, Square};
 use crate::engine::options::{OptionError, Protocol, OPTIONS};
-use crate::engine::time::{TimeControl, TimeLimits};
+use crate::engine::time::{Clock, MoveTime, TimeLimits};
 use crate::engine::{
     line_problem_within, pv_text, run_search, Abort, Engine, Front, Io, Mode, Search,
     ENGINE_AUTHOR, ENGINE_NAME, MAX_COMMAND_LEN, MAX_POSITION_LEN,
@@ -323,22 +323,19 @@ impl UciFront {
             Color::White => (go.wtime, go.winc),
             Color::Black => (go.btime, go.binc),
         };
-        self.engine.time_left = time;
-        self.timed = true;
-        if let Some(per_move) = go.movetime {
-            self.engine.time_control = TimeControl::MoveTime(per_move);
-        } else if let Some(left) = time {
-            // The whole clock stands for the base: a tenth of what is left is the reserve.
-            self.engine.time_control = TimeControl::Conventional {
-                moves: go.movestogo.unwrap_or(0),
-                base: left,
-                increment: increment.unwrap_or(Duration::ZERO),
-            };
-        } else {
-            self.timed = false;
+        self.timed = go.movetime.is_some() || time.is_some();
+        if !self.timed {
             return TimeLimits::INFINITE;
         }
-        self.engine.limits(0)
+        self.engine.clock = Clock {
+            time_left: time,
+            increment: increment.unwrap_or(Duration::ZERO),
+            moves_to_go: go.movestogo,
+            // UCI does not say what a control gives: the clock left stands for it.
+            control_time: None,
+            move_time: go.movetime.map(MoveTime::Exactly),
+        };
+        self.engine.limits()
     }
 
     /// A search that may not end on its own (`infinite`, `ponder`) waits here for `stop`
@@ -382,7 +379,7 @@ impl Front for UciFront {
             Ok(UciCommand::PonderHit) => {
                 if matches!(search.mode, Mode::Ponder { .. }) {
                     let limits = if self.timed {
-                        self.engine.limits(0)
+                        self.engine.limits()
                     } else {
                         TimeLimits::INFINITE
                     };

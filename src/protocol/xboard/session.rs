@@ -16,7 +16,7 @@ use super::commands::{
 use super::terminal;
 use crate::chess::{Color, Move, Piece, Position, Square, STARTPOS_FEN};
 use crate::engine::options::{OptionError, Protocol, OPTIONS};
-use crate::engine::time::{TimeControl, TimeLimits};
+use crate::engine::time::{Clock, TimeControl, TimeLimits};
 use crate::engine::{
     line_problem, pv_text, run_search, Abort, Engine, Front, Io, Mode, Search, ENGINE_NAME,
 };
@@ -38,6 +38,10 @@ struct Session {
     /// We just moved and may ponder on the opponent's time.
     ponder_due: bool,
     post: bool,
+    /// The time control (`level`, `st`) and our clock (`time`), which make the engine's
+    /// clock for each move.
+    time_control: TimeControl,
+    time_left: Option<Duration>,
     opponent_time_left: Option<Duration>,
     excluded: Vec<Move>,
     /// Consecutive moves our score was below the resign threshold.
@@ -83,6 +87,8 @@ impl Driver {
                 game_over: false,
                 ponder_due: false,
                 post: false,
+                time_control: TimeControl::default(),
+                time_left: None,
                 opponent_time_left: None,
                 excluded: Vec::new(),
                 losing_moves: 0,
@@ -190,7 +196,7 @@ impl Driver {
                     Some(Color::Black)
                 };
                 s.engine.max_depth = None;
-                s.engine.time_left = None;
+                s.time_left = None;
                 s.opponent_time_left = None;
                 s.paused = false;
                 s.engine.clear_hash();
@@ -301,7 +307,7 @@ impl Driver {
             s.play_book_move(book_move.mv, book_move.weight, total);
             return;
         }
-        let limits = s.engine.limits(s.moves_made());
+        let limits = s.limits(s.moves_made());
         log::debug!("limits {limits:?}");
         let params = SearchParams {
             max_depth: s.engine.max_depth,
@@ -411,6 +417,13 @@ fn invalid_line(line: &str) -> Option<String> {
 impl Session {
     /// Moves the side to move has made in this game (from its start or set-up position, as
     /// the GUI counts them for `level MPS ...`).
+    /// The limits of our move, `moves_made` of our moves into the game: the engine's clock
+    /// is set from the time control and our time left first.
+    fn limits(&mut self, moves_made: u32) -> TimeLimits {
+        self.engine.clock = Clock::under(self.time_control, self.time_left, moves_made);
+        self.engine.limits()
+    }
+
     fn moves_made(&self) -> u32 {
         self.engine.game.moves().len() as u32 / 2
     }
@@ -483,7 +496,7 @@ impl Session {
     fn handle_harmless(&mut self, cmd: Command) {
         match cmd {
             Command::Ping(n) => self.send(&format!("pong {n}")),
-            Command::Time(t) => self.engine.time_left = Some(t),
+            Command::Time(t) => self.time_left = Some(t),
             Command::Otim(t) => self.opponent_time_left = Some(t),
             Command::Post => self.post = true,
             Command::NoPost => self.post = false,
@@ -493,13 +506,13 @@ impl Session {
                 base,
                 increment,
             } => {
-                self.engine.time_control = TimeControl::Conventional {
+                self.time_control = TimeControl::Conventional {
                     moves,
                     base,
                     increment,
                 }
             }
-            Command::St(d) => self.engine.time_control = TimeControl::PerMove(d),
+            Command::St(d) => self.time_control = TimeControl::PerMove(d),
             Command::Sd(d) => self.engine.max_depth = Some(d),
             Command::Nps(n) => self.engine.nps = (n > 0).then_some(n),
             Command::Hint => {
@@ -882,7 +895,7 @@ impl Front for Session {
                 {
                     // The hit move is not in the game yet: count it.
                     let moves_made = (self.engine.game.moves().len() as u32).div_ceil(2);
-                    search.on_ponder_hit(self.engine.limits(moves_made));
+                    search.on_ponder_hit(self.limits(moves_made));
                 }
                 Ok(Command::MoveNow) | Ok(Command::Stat) => {}
                 Ok(cmd) if cmd.is_harmless_during_search() => self.handle_harmless(cmd),
