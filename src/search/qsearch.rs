@@ -7,6 +7,12 @@ use super::see::{see_ge, SEE_VALUE};
 use super::{SearchHook, Worker, INFINITE, MATE, MAX_PLY, NO_EVAL};
 use crate::chess::{Move, Position, Role};
 
+/// The depth a quiescence result is stored at: below every full-width depth, and lower
+/// without the first ply's quiet checks than with them, so that a result that did not look
+/// at checks never cuts a node that would (the other way round is fine: it saw more).
+const DEPTH_QS_CHECKS: i32 = 0;
+const DEPTH_QS_NO_CHECKS: i32 = -1;
+
 impl Worker {
     /// The quiescence search: captures and queen promotions until the position is quiet,
     /// every evasion when in check, and at its first ply (`checks`) also the quiet moves
@@ -30,15 +36,21 @@ impl Worker {
             return self.evaluator.evaluate(pos);
         }
         let key = pos.key();
+        let in_check = pos.in_check();
+        // In check every evasion is searched, checks or not: the result serves both.
+        let depth = if checks || in_check {
+            DEPTH_QS_CHECKS
+        } else {
+            DEPTH_QS_NO_CHECKS
+        };
         let tt_hit = self.tt.probe(key);
         let mut tt_move = Move::NONE;
         if let Some(hit) = tt_hit {
             tt_move = hit.mv;
-            if bound_cuts(hit, ply, alpha, beta) {
+            if hit.depth >= depth && bound_cuts(hit, ply, alpha, beta) {
                 return score_from_tt(hit.score, ply);
             }
         }
-        let in_check = pos.in_check();
         let mut best_score = -INFINITE;
         let mut raw_eval = NO_EVAL;
         let mut stand_pat = NO_EVAL;
@@ -119,7 +131,7 @@ impl Worker {
             key,
             best.mv,
             score_to_tt(best.score, ply),
-            0,
+            depth,
             bound,
             raw_eval,
         );
@@ -167,6 +179,27 @@ struct QuiescenceBest {
 mod tests {
     use super::*;
     use crate::search::{is_mate_score, FixedLimits, Searcher};
+
+    /// A quiescence result without the first ply's quiet checks must not stand in for one
+    /// with them: here the rook's quiet check mates, which only the search with checks sees.
+    #[test]
+    fn a_quiescence_entry_without_checks_does_not_cut_one_with_them() {
+        let pos = Position::from_fen("6k1/5ppp/8/8/8/8/8/3R2K1 w - - 0 1").unwrap();
+        let mut searcher = Searcher::new(1);
+        let mut hook = FixedLimits::new(None, None);
+        let mut quiescence = |checks: bool, alpha: i32, beta: i32| {
+            searcher
+                .main
+                .quiescence(&pos, alpha, beta, 0, checks, &mut hook)
+        };
+        // Without checks: the standing pat, stored as an upper bound.
+        let without = quiescence(false, -INFINITE, INFINITE);
+        assert!(!is_mate_score(without));
+        // A zero window at that score, with checks: the mate, not the stored "at most".
+        assert_eq!(quiescence(true, without, without + 1), MATE - 1);
+        // The other way round the entry serves: it has seen more than a search without.
+        assert_eq!(quiescence(false, without, without + 1), MATE - 1);
+    }
 
     /// The quiescence search's first ply looks at quiet checks: a back-rank mate by a rook
     /// move is found there, and not at the plies after it (where only captures are tried).

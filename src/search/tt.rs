@@ -2,10 +2,11 @@
 //! thread without locks.
 //!
 //! The table is an array of 64-byte buckets of four entries. An entry is two words: the key
-//! XOR the data, and the data (move 16 bits, score 16, depth 8, bound 2, generation 6, static
-//! evaluation 16). A reader accepts an entry only if the two words it loaded XOR to the key
-//! it looks for, so a read that races with a write (a torn entry) is rejected instead of
-//! giving one position's data to another.
+//! XOR the data, and the data (move 16 bits, score 16, depth 8 stored plus one so that the
+//! quiescence search's depth -1 fits, bound 2, generation 6, static evaluation 16). A reader
+//! accepts an entry only if the two words it loaded XOR to the key it looks for, so a read
+//! that races with a write (a torn entry) is rejected instead of giving one position's data
+//! to another.
 
 use crate::chess::Move;
 use crate::memory::{bucket_of, Words};
@@ -28,18 +29,21 @@ const BUCKET_ENTRIES: usize = 4;
 const BUCKET_WORDS: usize = 2 * BUCKET_ENTRIES;
 const BUCKET_BYTES: usize = BUCKET_WORDS * 8;
 
+/// Added to a depth to store it: depths from -1 (the quiescence search without checks) up.
+const DEPTH_OFFSET: i32 = 1;
+
 #[inline(always)]
 fn pack(mv: Move, score: i32, depth: i32, bound: Bound, generation: u8, eval: i32) -> u64 {
     let score = score.clamp(i16::MIN as i32, i16::MAX as i32) as i16 as u16 as u64;
     let eval = eval.clamp(i16::MIN as i32, i16::MAX as i32) as i16 as u16 as u64;
-    let depth = depth.clamp(0, 255) as u64;
+    let depth = (depth + DEPTH_OFFSET).clamp(0, 255) as u64;
     let flags = (bound as u8 | (generation << 2)) as u64;
     mv.bits() as u64 | score << 16 | depth << 32 | flags << 40 | eval << 48
 }
 
 #[inline(always)]
 fn depth_of(data: u64) -> i32 {
-    ((data >> 32) & 255) as i32
+    ((data >> 32) & 255) as i32 - DEPTH_OFFSET
 }
 
 #[inline(always)]
