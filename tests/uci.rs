@@ -912,3 +912,46 @@ fn mate_searches_stop_where_they_should() {
         assert_eq!(last.depth, last_depth, "{go}: {infos:?}");
     }
 }
+
+/// A long search names the root move it is on (`currmove`, `currmovenumber`), for a GUI's
+/// progress display, but only after its first second: before that the lines would only
+/// flood the GUI.
+#[test]
+fn currmove_lines_come_after_the_first_second() {
+    let mut e = Engine::started_uci();
+    e.send("position startpos");
+    e.ready();
+    let start = Instant::now();
+    e.send("go movetime 2500");
+    let legal: Vec<String> = Position::startpos()
+        .legal_moves()
+        .iter()
+        .map(|&m| Position::startpos().coordinate(m))
+        .collect();
+    let mut currmoves = 0;
+    loop {
+        let line = e
+            .next_line(Duration::from_secs(10))
+            .expect("no bestmove after go movetime 2500");
+        if line.starts_with("bestmove") {
+            break;
+        }
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some(at) = words.iter().position(|&w| w == "currmove") else {
+            continue;
+        };
+        let arrived = start.elapsed();
+        assert!(
+            arrived >= Duration::from_millis(900),
+            "{line} after {arrived:?}"
+        );
+        assert_eq!(words[..2], ["info", "depth"], "{line}");
+        assert!(words[2].parse::<u32>().unwrap() >= 1, "{line}");
+        assert!(legal.contains(&words[at + 1].to_string()), "{line}");
+        assert_eq!(words[at + 2], "currmovenumber", "{line}");
+        let number: usize = words[at + 3].parse().unwrap();
+        assert!((1..=legal.len()).contains(&number), "{line}");
+        currmoves += 1;
+    }
+    assert!(currmoves > 0, "no currmove line in 2.5 s");
+}
