@@ -24,9 +24,6 @@ pub enum TimeControl {
     },
     /// `st N`: at most this long for every move.
     PerMove(Duration),
-    /// UCI `go movetime N`: search this long (less the overhead), however settled the
-    /// search looks: the GUI asked for the time, not for a limit.
-    MoveTime(Duration),
 }
 
 impl Default for TimeControl {
@@ -123,10 +120,6 @@ impl Clock {
             move_time: None,
         };
         match control {
-            TimeControl::MoveTime(d) => Clock {
-                move_time: Some(MoveTime::Exactly(d)),
-                ..clock
-            },
             TimeControl::PerMove(d) => Clock {
                 move_time: Some(MoveTime::AtMost(d)),
                 ..clock
@@ -374,9 +367,19 @@ mod tests {
                 move_time: Some(MoveTime::Exactly(ms(500))),
                 ..Clock::under(TimeControl::default(), Some(left), 0)
             };
-            assert_eq!(
+            let mut at_most = exactly;
+            at_most.move_time = Some(MoveTime::AtMost(ms(500)));
+            let (exactly, at_most) = (
                 limits_for(&exactly, SAFETY_MARGIN),
-                compute_limits(TimeControl::MoveTime(ms(500)), Some(left), 0)
+                limits_for(&at_most, SAFETY_MARGIN),
+            );
+            assert_eq!(
+                exactly.never_exceed,
+                compute_limits(TimeControl::PerMove(ms(500)), Some(left), 0).never_exceed
+            );
+            assert_eq!(
+                (exactly.no_new_iteration, at_most.never_exceed),
+                (exactly.never_exceed, exactly.never_exceed)
             );
         }
         let nothing = Clock {
@@ -538,7 +541,15 @@ mod tests {
     fn uci_movetime_is_searched_to_its_end() {
         // `go movetime 500`: every limit is the move time less the overhead, whether or not
         // the search has settled (st's 60% for a new iteration would stop at 270 ms).
-        let l = compute_limits(TimeControl::MoveTime(secs(0.5)), None, 0);
+        let move_time = |per_move: Duration, time_left: Option<Duration>| {
+            let clock = Clock {
+                time_left,
+                move_time: Some(MoveTime::Exactly(per_move)),
+                ..Clock::default()
+            };
+            limits_for(&clock, SAFETY_MARGIN)
+        };
+        let l = move_time(secs(0.5), None);
         assert_eq!(l.never_exceed, secs(0.45));
         assert_eq!(l.no_new_iteration, l.never_exceed);
         assert_eq!(l.no_new_move, l.never_exceed);
@@ -549,9 +560,9 @@ mod tests {
         }
         assert!(!clock.past_no_new_iteration(440));
         // A short move time keeps three quarters of it; a clock shorter still wins.
-        let l = compute_limits(TimeControl::MoveTime(secs(0.1)), None, 0);
+        let l = move_time(secs(0.1), None);
         assert_eq!(l.no_new_iteration, secs(0.075));
-        let l = compute_limits(TimeControl::MoveTime(secs(5.0)), Some(secs(1.0)), 0);
+        let l = move_time(secs(5.0), Some(secs(1.0)));
         check_sane(l, secs(1.0));
     }
 
