@@ -145,23 +145,12 @@ impl Default for Clock {
     }
 }
 
-/// Computes the limits for one move, keeping `SAFETY_MARGIN` back.
-///
-/// * `time_left`: our clock (from `time`); `None` if the GUI never sent one.
-/// * `moves_made`: moves we have played so far in this game (for `level 40 ...`).
-pub fn compute_limits(tc: TimeControl, time_left: Option<Duration>, moves_made: u32) -> TimeLimits {
-    compute_limits_with_margin(tc, time_left, moves_made, SAFETY_MARGIN)
-}
-
-/// `compute_limits` with the margin kept back from every clock reading given (the engine's
-/// Move Overhead option; `SAFETY_MARGIN` by default).
-pub fn compute_limits_with_margin(
-    tc: TimeControl,
-    time_left: Option<Duration>,
-    moves_made: u32,
-    safety_margin: Duration,
-) -> TimeLimits {
-    limits_for(&Clock::under(tc, time_left, moves_made), safety_margin)
+/// The limits for one move under the time control `tc` with `time_left` on the clock,
+/// `moves_made` moves in, keeping `SAFETY_MARGIN` back (the tests' shorthand for an xboard
+/// clock).
+#[cfg(test)]
+fn compute_limits(tc: TimeControl, time_left: Option<Duration>, moves_made: u32) -> TimeLimits {
+    limits_for(&Clock::under(tc, time_left, moves_made), SAFETY_MARGIN)
 }
 
 /// The limits for one move on `clock`, keeping `safety_margin` back from every reading of
