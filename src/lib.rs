@@ -10,6 +10,7 @@
 //! * `book`: Polyglot opening books (keys, reading, the weighted choice).
 //! * `tablebase`: Syzygy endgame tablebases (through pyrrhic-rs).
 //! * `game`: a game in progress: moves, history for undo and repetitions, results.
+//! * `nnue`: the network evaluation and its net file format.
 //! * `memory`: the memory of the big hash tables (huge pages, mapping, zeroing by threads).
 //! * `rng`: the small deterministic random number generator (book choices, self-play).
 //! * `tools`: the offline tools: bench, EPD suites, datagen, the tuner, hashed perft.
@@ -20,6 +21,7 @@ pub mod engine;
 pub mod eval;
 pub mod game;
 mod memory;
+pub mod nnue;
 pub mod protocol;
 pub mod rng;
 pub mod search;

@@ -1,0 +1,300 @@
+//! The net file: what `kestrel train` writes, what the engine embeds and what `EvalFile` loads.
+//!
+//! Little-endian throughout:
+//!
+//! | bytes        | field                                                                  |
+//! |--------------|------------------------------------------------------------------------|
+//! | 4            | magic `KNUE`                                                           |
+//! | u32          | format version (1)                                                     |
+//! | u32          | inputs (768)                                                           |
+//! | u32          | hidden neurons per perspective, N (a multiple of 16, at most 2048)     |
+//! | u32          | activation: 0 = CReLU, 1 = SCReLU                                      |
+//! | i32 × 3      | QA (accumulator scale), QB (output weight scale), eval scale (cp)      |
+//! | i16 × 768·N  | feature weights, feature-major: the N weights of feature 0 first      |
+//! | i16 × N      | hidden biases                                                          |
+//! | i16 × 2N     | output weights: the side to move's half, then the other side's        |
+//! | i32          | output bias (scaled by QA·QB)                                          |
+//! | u64          | FNV-1a 64 of every byte before it                                      |
+//!
+//! The net is a perspective net: each side's accumulator sees the board from that side
+//! ([`feature_index`]), and the output reads the side to move's first. In floating point,
+//! `h = act(W·x + b)` with `act` = clamp(·, 0, 1) (squared for SCReLU), the output
+//! `o = w·[h_us, h_them] + c`, and the evaluation `o × scale` centipawns for the side to move.
+//! Quantised, W and b are × QA, w is × QB and c is × QA·QB.
+
+use crate::chess::{Color, Role, Square};
+use std::fmt;
+
+/// Features per perspective: colour (ours, theirs) × role × square.
+pub const INPUTS: usize = 768;
+/// Largest hidden layer a file may declare.
+pub const MAX_HIDDEN: usize = 2048;
+pub const MAGIC: [u8; 4] = *b"KNUE";
+pub const VERSION: u32 = 1;
+const HEADER_BYTES: usize = 32;
+
+/// The hidden layer's activation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Activation {
+    /// clamp(x, 0, 1)
+    CReLU,
+    /// clamp(x, 0, 1)²
+    SCReLU,
+}
+
+/// A net as stored: quantised weights and the scales that turn its output into centipawns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NetFile {
+    pub hidden: usize,
+    pub activation: Activation,
+    pub qa: i32,
+    pub qb: i32,
+    pub scale: i32,
+    /// `INPUTS × hidden`, feature-major.
+    pub feature_weights: Vec<i16>,
+    pub feature_bias: Vec<i16>,
+    /// `2 × hidden`: the side to move's half first.
+    pub output_weights: Vec<i16>,
+    pub output_bias: i32,
+}
+
+/// Why bytes are not a net Kestrel can use.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NetError {
+    TooShort { len: usize },
+    BadMagic,
+    UnsupportedVersion(u32),
+    WrongInputs(u32),
+    BadHidden(u32),
+    BadActivation(u32),
+    BadScales { qa: i32, qb: i32, scale: i32 },
+    WrongLength { expected: usize, found: usize },
+    BadChecksum,
+}
+
+impl fmt::Display for NetError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            NetError::TooShort { len } => {
+                write!(f, "{len} bytes is too short for a net file (not a Kestrel net?)")
+            }
+            NetError::BadMagic => write!(f, "not a Kestrel net file (it does not start with KNUE)"),
+            NetError::UnsupportedVersion(v) => {
+                write!(f, "net format version {v}; this build reads version {VERSION}")
+            }
+            NetError::WrongInputs(n) => write!(f, "the net has {n} inputs; Kestrel's have {INPUTS}"),
+            NetError::BadHidden(n) => write!(
+                f,
+                "the net's hidden layer has {n} neurons; it must be a multiple of 16 from 16 to {MAX_HIDDEN}"
+            ),
+            NetError::BadActivation(a) => write!(f, "unknown activation {a} (0 CReLU, 1 SCReLU)"),
+            NetError::BadScales { qa, qb, scale } => write!(
+                f,
+                "bad scales QA {qa}, QB {qb}, eval scale {scale} (QA 1-255, QB 1-1024, scale 1-10000)"
+            ),
+            NetError::WrongLength { expected, found } => write!(
+                f,
+                "the file is {found} bytes; a net of this shape is {expected} (truncated or damaged?)"
+            ),
+            NetError::BadChecksum => write!(f, "the net's checksum does not match (damaged file?)"),
+        }
+    }
+}
+
+impl std::error::Error for NetError {}
+
+/// The input a piece of `color` and `role` on `square` sets in the accumulator of `view`:
+/// our pieces first, then theirs, each by role and square, the board turned so that `view`
+/// plays up the board.
+#[inline(always)]
+pub fn feature_index(view: Color, color: Color, role: Role, square: Square) -> usize {
+    let theirs = (color != view) as usize;
+    let square = square.relative_to(view).index();
+    theirs * 384 + role.index() * 64 + square
+}
+
+/// FNV-1a, 64 bits.
+pub fn checksum(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// The file length of a net with `hidden` neurons.
+pub fn file_len(hidden: usize) -> usize {
+    HEADER_BYTES + 2 * (INPUTS * hidden + hidden + 2 * hidden) + 4 + 8
+}
+
+impl NetFile {
+    /// Reads and checks a net file.
+    pub fn parse(bytes: &[u8]) -> Result<NetFile, NetError> {
+        if bytes.len() < HEADER_BYTES {
+            return Err(NetError::TooShort { len: bytes.len() });
+        }
+        if bytes[..4] != MAGIC {
+            return Err(NetError::BadMagic);
+        }
+        let word = |i: usize| u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().unwrap());
+        let version = word(1);
+        if version != VERSION {
+            return Err(NetError::UnsupportedVersion(version));
+        }
+        if word(2) as usize != INPUTS {
+            return Err(NetError::WrongInputs(word(2)));
+        }
+        let hidden = word(3);
+        if hidden == 0 || hidden % 16 != 0 || hidden as usize > MAX_HIDDEN {
+            return Err(NetError::BadHidden(hidden));
+        }
+        let hidden = hidden as usize;
+        let activation = match word(4) {
+            0 => Activation::CReLU,
+            1 => Activation::SCReLU,
+            a => return Err(NetError::BadActivation(a)),
+        };
+        let (qa, qb, scale) = (word(5) as i32, word(6) as i32, word(7) as i32);
+        if !(1..=255).contains(&qa) || !(1..=1024).contains(&qb) || !(1..=10_000).contains(&scale) {
+            return Err(NetError::BadScales { qa, qb, scale });
+        }
+        let expected = file_len(hidden);
+        if bytes.len() != expected {
+            return Err(NetError::WrongLength {
+                expected,
+                found: bytes.len(),
+            });
+        }
+        let (body, sum) = bytes.split_at(expected - 8);
+        if checksum(body) != u64::from_le_bytes(sum.try_into().unwrap()) {
+            return Err(NetError::BadChecksum);
+        }
+        let mut at = HEADER_BYTES;
+        let mut i16s = |n: usize| -> Vec<i16> {
+            let v = body[at..at + 2 * n]
+                .chunks_exact(2)
+                .map(|c| i16::from_le_bytes([c[0], c[1]]))
+                .collect();
+            at += 2 * n;
+            v
+        };
+        let feature_weights = i16s(INPUTS * hidden);
+        let feature_bias = i16s(hidden);
+        let output_weights = i16s(2 * hidden);
+        let output_bias = i32::from_le_bytes(body[at..at + 4].try_into().unwrap());
+        Ok(NetFile {
+            hidden,
+            activation,
+            qa,
+            qb,
+            scale,
+            feature_weights,
+            feature_bias,
+            output_weights,
+            output_bias,
+        })
+    }
+
+    /// The file's bytes, checksum included.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        assert_eq!(self.feature_weights.len(), INPUTS * self.hidden);
+        assert_eq!(self.feature_bias.len(), self.hidden);
+        assert_eq!(self.output_weights.len(), 2 * self.hidden);
+        let mut out = Vec::with_capacity(file_len(self.hidden));
+        out.extend_from_slice(&MAGIC);
+        let activation = match self.activation {
+            Activation::CReLU => 0u32,
+            Activation::SCReLU => 1,
+        };
+        for w in [VERSION, INPUTS as u32, self.hidden as u32, activation] {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        for w in [self.qa, self.qb, self.scale] {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        for v in self
+            .feature_weights
+            .iter()
+            .chain(&self.feature_bias)
+            .chain(&self.output_weights)
+        {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.extend_from_slice(&self.output_bias.to_le_bytes());
+        let sum = checksum(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    fn random_net(hidden: usize, seed: u64) -> NetFile {
+        let mut rng = Rng::new(seed);
+        let mut v = |n: usize| (0..n).map(|_| rng.next_u64() as i16).collect::<Vec<_>>();
+        NetFile {
+            hidden,
+            activation: Activation::SCReLU,
+            qa: 255,
+            qb: 64,
+            scale: 400,
+            feature_weights: v(INPUTS * hidden),
+            feature_bias: v(hidden),
+            output_weights: v(2 * hidden),
+            output_bias: -12345,
+        }
+    }
+
+    #[test]
+    fn a_net_reads_back_as_written() {
+        let net = random_net(32, 7);
+        let bytes = net.to_bytes();
+        assert_eq!(bytes.len(), file_len(32));
+        assert_eq!(NetFile::parse(&bytes), Ok(net));
+    }
+
+    #[test]
+    fn damaged_files_are_refused_with_the_reason() {
+        let bytes = random_net(16, 3).to_bytes();
+        let mut flipped = bytes.clone();
+        flipped[1000] ^= 1;
+        assert_eq!(NetFile::parse(&flipped), Err(NetError::BadChecksum));
+        assert_eq!(
+            NetFile::parse(&bytes[..bytes.len() - 1]),
+            Err(NetError::WrongLength {
+                expected: bytes.len(),
+                found: bytes.len() - 1
+            })
+        );
+        assert_eq!(NetFile::parse(b"hello"), Err(NetError::TooShort { len: 5 }));
+        let mut magic = bytes.clone();
+        magic[0] = b'X';
+        assert_eq!(NetFile::parse(&magic), Err(NetError::BadMagic));
+        let mut hidden = bytes.clone();
+        hidden[12] = 17;
+        assert_eq!(NetFile::parse(&hidden), Err(NetError::BadHidden(17)));
+    }
+
+    #[test]
+    fn each_view_sees_its_own_pieces_first_and_plays_up_the_board() {
+        let e2 = Square::new(12);
+        let e7 = Square::new(52);
+        // A white pawn on e2 seen by White is the black pawn on e7 seen by Black.
+        assert_eq!(
+            feature_index(Color::White, Color::White, Role::Pawn, e2),
+            feature_index(Color::Black, Color::Black, Role::Pawn, e7)
+        );
+        assert_eq!(
+            feature_index(Color::White, Color::White, Role::Pawn, e2),
+            12
+        );
+        assert_eq!(
+            feature_index(Color::Black, Color::White, Role::King, e2),
+            384 + 5 * 64 + 52
+        );
+    }
+}
