@@ -4,13 +4,15 @@
 //!
 //! * `bench`: the fixed search whose node count is the search's signature (`kestrel bench`).
 //! * `epd`: EPD test suites, read and run (`kestrel epd`).
-//! * `datagen`: self-play games written as training data for the tuner (`kestrel datagen`).
+//! * `datagen`: self-play games written as training data (`kestrel datagen`).
+//! * `data`: the 32-byte binary training record (bullet's layout) and text lines packed into it.
 //! * `tune`: the Texel-style tuner of the evaluation weights (`kestrel tune`).
 //! * `hashperft`: perft with a shared table of counts and threads (`kestrel perft --hash`).
 //! * `perft`: the perft runner and its report, for `kestrel perft` and the session's
 //!   `perft`/`divide` commands.
 
 pub mod bench;
+pub mod data;
 pub mod datagen;
 pub mod epd;
 pub mod hashperft;
