@@ -83,8 +83,9 @@ enum Command {
         hash: u64,
     },
     /// Play self-play games at a fixed node count and write their quiet positions, with the
-    /// search score and the game result, as training data for `tune` (`FEN | score |
-    /// result`, White's view). The same seed writes the same file for any thread count.
+    /// search score and the game result, as training data for `tune` and `train` (`FEN |
+    /// score | result`, White's view, or bullet's 32-byte records). The same seed writes the
+    /// same file for any thread count.
     Datagen {
         /// Games to play.
         #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
@@ -110,6 +111,18 @@ enum Command {
         /// Where to write the positions (appended to if it exists).
         #[arg(long, value_name = "FILE")]
         out: PathBuf,
+        /// text: `FEN | score | result` lines; bullet: 32-byte records in the layout of the
+        /// bullet trainer's ChessBoard (side to move's view), for `train` or GPU trainers.
+        #[arg(long, value_enum, default_value = "text")]
+        format: kestrel::tools::data::DataFormat,
+    },
+    /// Pack text training data (`FEN | score | result` lines) into 32-byte bullet records,
+    /// for `train` or the bullet trainer. Malformed lines are reported and skipped.
+    Convert {
+        /// The text data.
+        input: PathBuf,
+        /// The records file to create (an existing file is not overwritten).
+        output: PathBuf,
     },
     /// Tune the evaluation weights on scored positions (Texel's method with Adam) and write
     /// the result as the source of src/eval/weights.rs. Progress goes to stderr.
@@ -185,6 +198,7 @@ fn main() -> ExitCode {
             openings,
             hash,
             out,
+            format,
         }) => {
             let openings = match openings.as_deref().map(read_openings).transpose() {
                 Ok(openings) => openings.unwrap_or_default(),
@@ -201,9 +215,11 @@ fn main() -> ExitCode {
                 random_plies,
                 hash_mb: hash as usize,
                 openings,
+                format,
             };
             run_datagen(&config, &out)
         }
+        Some(Command::Convert { input, output }) => run_convert(&input, &output),
         Some(Command::Tune {
             data,
             epochs,
@@ -361,6 +377,68 @@ fn run_datagen(config: &kestrel::tools::datagen::Config, out: &std::path::Path) 
             ExitCode::from(1)
         }
     }
+}
+
+fn run_convert(input: &std::path::Path, output: &std::path::Path) -> ExitCode {
+    use std::io::{BufReader, BufWriter};
+    let start = Instant::now();
+    let reader = match std::fs::File::open(input) {
+        Ok(f) => BufReader::new(f),
+        Err(e) => {
+            eprintln!("error: cannot read {}: {e}", input.display());
+            return ExitCode::from(2);
+        }
+    };
+    let file = match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(output)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            eprintln!(
+                "error: {} exists; remove it or choose another name",
+                output.display()
+            );
+            return ExitCode::from(2);
+        }
+        Err(e) => {
+            eprintln!("error: cannot create {}: {e}", output.display());
+            return ExitCode::from(2);
+        }
+    };
+    let mut reader = reader;
+    let mut writer = BufWriter::new(file);
+    let report = match kestrel::tools::data::convert_text(&mut reader, &mut writer) {
+        Ok(report) => report,
+        Err(e) => {
+            eprintln!(
+                "error: converting {} to {}: {e}",
+                input.display(),
+                output.display()
+            );
+            return ExitCode::from(1);
+        }
+    };
+    for (line, error) in &report.errors {
+        eprintln!("{}:{line}: skipped: {error}", input.display());
+    }
+    if report.malformed > report.errors.len() as u64 {
+        eprintln!(
+            "... and {} more malformed lines",
+            report.malformed - report.errors.len() as u64
+        );
+    }
+    eprintln!(
+        "convert: {} records from {} lines ({} comments or blank, {} malformed) to {} in {:.1} s",
+        report.records,
+        report.lines,
+        report.skipped_comments,
+        report.malformed,
+        output.display(),
+        start.elapsed().as_secs_f64()
+    );
+    ExitCode::SUCCESS
 }
 
 fn run_tune(

@@ -23,8 +23,18 @@ use crate::chess::{Color, Position, Role, Square};
 use crate::game::GameResult;
 use crate::nnue::format::feature_index;
 use std::fmt;
+use std::io::{self, BufRead, Write};
 
 pub const RECORD_BYTES: usize = 32;
+
+/// How training positions are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DataFormat {
+    /// `FEN | score | result` lines, White's view.
+    Text,
+    /// 32-byte records in bullet's `ChessBoard` layout, side to move's view.
+    Bullet,
+}
 
 /// A position, its score and its game's result, as a 32-byte training record.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -221,6 +231,54 @@ impl PackedPosition {
         features.len = i;
         features
     }
+}
+
+/// What a conversion did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ConvertReport {
+    pub lines: u64,
+    pub records: u64,
+    /// Blank lines and `#` comments.
+    pub skipped_comments: u64,
+    /// Line numbers (from 1) and reasons of the lines that could not be read; the first few.
+    pub errors: Vec<(u64, String)>,
+    pub malformed: u64,
+}
+
+/// Reported malformed lines, at most; the rest are only counted.
+const ERRORS_KEPT: usize = 20;
+
+/// Packs text data (`FEN | score | result` lines) into records, skipping blank lines,
+/// comments and lines that do not parse (reported by line number).
+pub fn convert_text(input: &mut dyn BufRead, out: &mut dyn Write) -> io::Result<ConvertReport> {
+    let mut report = ConvertReport::default();
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if input.read_line(&mut line)? == 0 {
+            break;
+        }
+        report.lines += 1;
+        let text = line.trim();
+        if text.is_empty() || text.starts_with('#') {
+            report.skipped_comments += 1;
+            continue;
+        }
+        match PackedPosition::parse_line(text) {
+            Ok(record) => {
+                out.write_all(record.as_bytes())?;
+                report.records += 1;
+            }
+            Err(e) => {
+                report.malformed += 1;
+                if report.errors.len() < ERRORS_KEPT {
+                    report.errors.push((report.lines, e));
+                }
+            }
+        }
+    }
+    out.flush()?;
+    Ok(report)
 }
 
 /// White's points in the record's units: 2 a win, 1 a draw, 0 a loss.
@@ -434,6 +492,32 @@ mod tests {
         ] {
             let error = PackedPosition::parse_line(&line).unwrap_err();
             assert!(error.contains(why), "{line}: {error}");
+        }
+    }
+
+    #[test]
+    fn conversion_packs_each_line_and_reports_the_bad_ones() {
+        let text = "# a comment\n\
+            4k3/8/8/8/8/8/8/3QK3 w - - 0 1 | 900 | 1.0\n\
+            \n\
+            4k3/8/8/8/8/8/8/3QK3 w - - 0 1 | 900\n\
+            q3k3/8/8/8/8/8/8/4K3 b - - 0 1 | -900 | 0.0\n";
+        let mut out = Vec::new();
+        let report = convert_text(&mut text.as_bytes(), &mut out).unwrap();
+        assert_eq!(
+            (
+                report.lines,
+                report.records,
+                report.skipped_comments,
+                report.malformed
+            ),
+            (5, 2, 2, 1)
+        );
+        assert_eq!(report.errors[0].0, 4);
+        let lines: Vec<&str> = text.lines().filter(|l| l.ends_with(".0")).collect();
+        assert_eq!(out.len(), 64);
+        for (line, record) in lines.iter().zip(out.chunks_exact(32)) {
+            assert_eq!(record, PackedPosition::parse_line(line).unwrap().as_bytes());
         }
     }
 

@@ -11,7 +11,8 @@
 //! Of the positions searched, those a static evaluation can judge are kept: not in check, the
 //! best move not a capture or promotion, no mate score, and not the first few searched
 //! plies. Each is written as `FEN | score | result`, the search score in centipawns and the
-//! result (`1.0`, `0.5`, `0.0`), both from White's view.
+//! result (`1.0`, `0.5`, `0.0`), both from White's view; or, in the bullet format, as a
+//! 32-byte record (`tools::data`) of the same, from the side to move's view.
 //!
 //! Game `i` depends only on the seed and `i` (its own random stream, a cleared searcher, one
 //! search thread), and games are written in index order whatever thread played them: the
@@ -22,6 +23,7 @@ use crate::game::{Game, GameResult};
 use crate::rng::Rng;
 use crate::search::movepick::is_quiet;
 use crate::search::{is_mate_score, FixedLimits, SearchParams, Searcher};
+use crate::tools::data::{DataFormat, PackedPosition};
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -55,6 +57,8 @@ pub struct Config {
     pub hash_mb: usize,
     /// Starting positions; empty means the standard start position.
     pub openings: Vec<Position>,
+    /// How positions are written.
+    pub format: DataFormat,
 }
 
 /// A game's result as written in the data: White's score.
@@ -66,10 +70,10 @@ fn white_score_text(result: GameResult) -> &'static str {
     }
 }
 
-/// One game: the positions kept for training (FEN and White's search score) and the result.
+/// One game: the positions kept for training (with White's search score) and the result.
 #[derive(Clone, Debug)]
 pub struct GameRecord {
-    pub positions: Vec<(String, i32)>,
+    pub positions: Vec<(Position, i32)>,
     pub result: GameResult,
     /// Plies the search played.
     pub plies: usize,
@@ -78,10 +82,18 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
-    /// The game's training lines.
-    pub fn write(&self, out: &mut dyn Write) -> io::Result<()> {
-        for (fen, score) in &self.positions {
-            writeln!(out, "{fen} | {score} | {}", white_score_text(self.result))?;
+    /// The game's training positions, as lines or records.
+    pub fn write(&self, out: &mut dyn Write, format: DataFormat) -> io::Result<()> {
+        for (pos, score) in &self.positions {
+            match format {
+                DataFormat::Text => {
+                    let fen = pos.to_fen();
+                    writeln!(out, "{fen} | {score} | {}", white_score_text(self.result))?
+                }
+                DataFormat::Bullet => {
+                    out.write_all(PackedPosition::new(pos, *score, self.result).as_bytes())?
+                }
+            }
         }
         Ok(())
     }
@@ -171,7 +183,7 @@ pub fn play_game(config: &Config, searcher: &mut Searcher, index: u64) -> GameRe
         let pos = game.position();
         let white_score = white_view(pos, score);
         if plies >= SKIP_PLIES && !pos.in_check() && is_quiet(pos, best) && !is_mate_score(score) {
-            kept.push((pos.to_fen(), white_score));
+            kept.push((*pos, white_score));
         }
 
         let winner = if white_score >= WIN_SCORE {
@@ -294,7 +306,7 @@ pub fn run(
         for (index, record) in receive {
             waiting.insert(index, record);
             while let Some(record) = waiting.remove(&next_to_write) {
-                if let Err(e) = record.write(out).and_then(|()| out.flush()) {
+                if let Err(e) = record.write(out, config.format).and_then(|()| out.flush()) {
                     failed.store(true, Relaxed);
                     return Err(e);
                 }
@@ -326,13 +338,33 @@ mod tests {
             random_plies: 4,
             hash_mb: 1,
             openings: Vec::new(),
+            format: DataFormat::Text,
         }
     }
 
-    fn generate(config: &Config) -> String {
+    fn generate_bytes(config: &Config) -> Vec<u8> {
         let mut out = Vec::new();
         run(config, &mut out, &mut io::sink(), Duration::from_secs(3600)).unwrap();
-        String::from_utf8(out).unwrap()
+        out
+    }
+
+    fn generate(config: &Config) -> String {
+        String::from_utf8(generate_bytes(config)).unwrap()
+    }
+
+    #[test]
+    fn bullet_records_hold_what_the_text_lines_hold() {
+        let text = generate(&config(2, 5));
+        let bullet = generate_bytes(&Config {
+            format: DataFormat::Bullet,
+            ..config(2, 5)
+        });
+        assert!(text.lines().count() > 20, "{text}");
+        assert_eq!(bullet.len(), 32 * text.lines().count());
+        for (line, record) in text.lines().zip(bullet.chunks_exact(32)) {
+            let expected = PackedPosition::parse_line(line).unwrap();
+            assert_eq!(record, expected.as_bytes(), "{line}");
+        }
     }
 
     #[test]
