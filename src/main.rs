@@ -124,6 +124,48 @@ enum Command {
         /// The records file to create (an existing file is not overwritten).
         output: PathBuf,
     },
+    /// Train an NNUE net (768 → N ×2 → 1) on scored positions, on the CPU. Each epoch prints
+    /// the training and validation losses and writes OUT/epoch-K.nnue (the quantised net)
+    /// and OUT/checkpoint.bin (the float state that --resume continues).
+    Train {
+        /// A data file: text (`FEN | score | result` lines) or bullet records (repeatable).
+        #[arg(long, value_name = "FILE", required = true)]
+        data: Vec<PathBuf>,
+        /// The directory for the nets and the checkpoint.
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Hidden neurons per side, a multiple of 16 (default 256, or the checkpoint's).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(16..=2048))]
+        hidden: Option<u32>,
+        /// The hidden layer's activation (default screlu, or the checkpoint's).
+        #[arg(long, value_enum)]
+        activation: Option<ActivationArg>,
+        /// Epochs in all (a resumed run counts those already done).
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100000))]
+        epochs: u32,
+        /// Positions per batch.
+        #[arg(long, default_value_t = 16384, value_parser = clap::value_parser!(u32).range(1..))]
+        batch: u32,
+        /// Adam's starting learning rate (a cosine decay takes it to 1% by the last epoch).
+        #[arg(long, default_value_t = 0.001)]
+        lr: f32,
+        /// Weight of the game result against the search score in the target (0 to 1).
+        #[arg(long, default_value_t = 0.3)]
+        lambda: f32,
+        /// Seed of the initial weights and of the shuffles.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Threads (each batch is split among them).
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=256))]
+        threads: u32,
+        /// Fraction of the positions held out for the validation loss (chosen by a hash of
+        /// each position, the same in every run).
+        #[arg(long, default_value_t = 0.01)]
+        validation: f64,
+        /// Continue from OUT/checkpoint.bin.
+        #[arg(long)]
+        resume: bool,
+    },
     /// Tune the evaluation weights on scored positions (Texel's method with Adam) and write
     /// the result as the source of src/eval/weights.rs. Progress goes to stderr.
     Tune {
@@ -159,6 +201,24 @@ enum Command {
         #[arg(long, default_value_t = 0.0)]
         l2: f64,
     },
+}
+
+/// The hidden layer's activation, as `train` takes it.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ActivationArg {
+    /// clamp(x, 0, 1)²
+    Screlu,
+    /// clamp(x, 0, 1)
+    Crelu,
+}
+
+impl ActivationArg {
+    fn activation(self) -> kestrel::nnue::format::Activation {
+        match self {
+            ActivationArg::Screlu => kestrel::nnue::format::Activation::SCReLU,
+            ActivationArg::Crelu => kestrel::nnue::format::Activation::CReLU,
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -220,6 +280,34 @@ fn main() -> ExitCode {
             run_datagen(&config, &out)
         }
         Some(Command::Convert { input, output }) => run_convert(&input, &output),
+        Some(Command::Train {
+            data,
+            out,
+            hidden,
+            activation,
+            epochs,
+            batch,
+            lr,
+            lambda,
+            seed,
+            threads,
+            validation,
+            resume,
+        }) => {
+            let defaults = kestrel::tools::train::Options::default();
+            let options = kestrel::tools::train::Options {
+                hidden: hidden.map_or(defaults.hidden, |h| h as usize),
+                activation: activation.map_or(defaults.activation, ActivationArg::activation),
+                epochs: epochs as usize,
+                batch: batch as usize,
+                lr,
+                lambda,
+                seed,
+                threads: threads as usize,
+            };
+            let shape_given = (hidden.is_some(), activation.is_some());
+            run_train(&data, &out, options, shape_given, validation, resume)
+        }
         Some(Command::Tune {
             data,
             epochs,
@@ -437,6 +525,146 @@ fn run_convert(input: &std::path::Path, output: &std::path::Path) -> ExitCode {
         report.malformed,
         output.display(),
         start.elapsed().as_secs_f64()
+    );
+    ExitCode::SUCCESS
+}
+
+fn run_train(
+    files: &[PathBuf],
+    out: &std::path::Path,
+    mut options: kestrel::tools::train::Options,
+    (hidden_given, activation_given): (bool, bool),
+    validation: f64,
+    resume: bool,
+) -> ExitCode {
+    use kestrel::tools::train::{self, Dataset, Trainer};
+    if !options.hidden.is_multiple_of(16) {
+        eprintln!(
+            "error: --hidden must be a multiple of 16, not {}",
+            options.hidden
+        );
+        return ExitCode::from(2);
+    }
+    if !(0.0..=1.0).contains(&options.lambda) {
+        eprintln!(
+            "error: --lambda must be between 0 and 1, not {}",
+            options.lambda
+        );
+        return ExitCode::from(2);
+    }
+    if !(options.lr.is_finite() && options.lr > 0.0) {
+        eprintln!("error: --lr must be a positive number, not {}", options.lr);
+        return ExitCode::from(2);
+    }
+    if !(0.0..1.0).contains(&validation) {
+        eprintln!("error: --validation must be a fraction from 0 to below 1, not {validation}");
+        return ExitCode::from(2);
+    }
+    let checkpoint = out.join("checkpoint.bin");
+    let mut trainer = if resume {
+        let bytes = match std::fs::read(&checkpoint) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                eprintln!("error: --resume: cannot read {}: {e}", checkpoint.display());
+                return ExitCode::from(2);
+            }
+        };
+        let trainer = match Trainer::from_checkpoint(&bytes) {
+            Ok(trainer) => trainer,
+            Err(e) => {
+                eprintln!("error: --resume: {}: {e}", checkpoint.display());
+                return ExitCode::from(2);
+            }
+        };
+        let net = &trainer.net;
+        if (hidden_given && options.hidden != net.hidden)
+            || (activation_given && options.activation != net.activation)
+        {
+            eprintln!(
+                "error: --resume: the checkpoint's net has {} hidden neurons and {:?}; \
+                 --hidden and --activation must match it or be left out",
+                net.hidden, net.activation
+            );
+            return ExitCode::from(2);
+        }
+        options.hidden = net.hidden;
+        options.activation = net.activation;
+        eprintln!(
+            "resuming from {} after epoch {} (step {})",
+            checkpoint.display(),
+            trainer.epochs_done,
+            trainer.step
+        );
+        trainer
+    } else {
+        if checkpoint.exists() {
+            eprintln!(
+                "error: {} exists: add --resume to continue it, or choose another --out",
+                checkpoint.display()
+            );
+            return ExitCode::from(2);
+        }
+        Trainer::new(&options)
+    };
+
+    let start = Instant::now();
+    let mut data = Dataset::default();
+    for file in files {
+        match train::load(file) {
+            Ok(records) => {
+                eprintln!("{}: {} positions", file.display(), records.len());
+                data.add(records, validation);
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    if data.train.is_empty() {
+        eprintln!("error: no positions to train on");
+        return ExitCode::from(2);
+    }
+    eprintln!(
+        "{} positions ({} training, {} validation, {} MB) loaded in {:.1} s",
+        data.len(),
+        data.train.len(),
+        data.validation.len(),
+        (data.len() * kestrel::tools::data::RECORD_BYTES) >> 20,
+        start.elapsed().as_secs_f64()
+    );
+    eprintln!(
+        "net 768 -> {} x2 -> 1, {:?}; {} epochs of batches of {}, lr {}, lambda {}, \
+         {} threads, seed {}",
+        options.hidden,
+        options.activation,
+        options.epochs,
+        options.batch,
+        options.lr,
+        options.lambda,
+        options.threads,
+        options.seed
+    );
+    let run = train::run(&mut trainer, &data, &options, out, &mut |e| {
+        println!(
+            "epoch {:>3}/{}  train {:.6}  validation {:.6}  lr {:.6}  {:.0} pos/s  {:.1} s",
+            e.epoch,
+            options.epochs,
+            e.train_loss,
+            e.validation_loss,
+            e.lr,
+            e.positions_per_second(),
+            start.elapsed().as_secs_f64()
+        );
+    });
+    if let Err(e) = run {
+        eprintln!("error: writing to {}: {e}", out.display());
+        return ExitCode::from(1);
+    }
+    println!(
+        "wrote {}",
+        out.join(format!("epoch-{}.nnue", trainer.epochs_done))
+            .display()
     );
     ExitCode::SUCCESS
 }

@@ -6,6 +6,8 @@
 //! * `epd`: EPD test suites, read and run (`kestrel epd`).
 //! * `datagen`: self-play games written as training data (`kestrel datagen`).
 //! * `data`: the 32-byte binary training record (bullet's layout) and text lines packed into it.
+//! * `train`: the NNUE trainer: a perspective net on those records, written as net files
+//!   (`kestrel train`).
 //! * `tune`: the Texel-style tuner of the evaluation weights (`kestrel tune`).
 //! * `hashperft`: perft with a shared table of counts and threads (`kestrel perft --hash`).
 //! * `perft`: the perft runner and its report, for `kestrel perft` and the session's
@@ -17,4 +19,5 @@ pub mod datagen;
 pub mod epd;
 pub mod hashperft;
 pub mod perft;
+pub mod train;
 pub mod tune;

@@ -1,0 +1,767 @@
+//! `train`: the NNUE trainer, on the CPU.
+//!
+//! The model is the net of `nnue::format`: 768 inputs → N hidden, the same weights for both
+//! sides' accumulators, SCReLU or CReLU, then one output read from the side to move's half
+//! first; `output × 400` is the evaluation in centipawns for the side to move. A position's
+//! target blends the game's result with its search score, both for the side to move:
+//! `t = λ·result + (1 − λ)·sigmoid(score / 400)`, and the loss is the mean of
+//! `(sigmoid(output) − t)²`.
+//!
+//! Training is Adam on shuffled mini-batches with a cosine learning-rate decay to 1% of the
+//! starting rate over the planned epochs. Every parameter is clipped to ±`WEIGHT_LIMIT` after
+//! each step, so that quantisation (× QA for the feature weights and biases, × QB for the
+//! output weights) always fits an i16 and the accumulator of 32 pieces cannot overflow.
+//!
+//! A batch is split into one contiguous share per thread; each thread sums its share's
+//! gradient into its own buffer, and the buffers are added in thread order: a run is the same
+//! for the same seed, data and thread count, and resuming from a checkpoint continues it
+//! exactly (the shuffle of epoch K depends only on the seed and K).
+
+use crate::nnue::format::{checksum, Activation, NetFile, INPUTS, MAX_HIDDEN};
+use crate::rng::Rng;
+use crate::tools::data::{Features, PackedPosition, RECORD_BYTES};
+use std::fmt;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Accumulator scale of the quantised net.
+pub const QA: i32 = 255;
+/// Output weight scale of the quantised net.
+pub const QB: i32 = 64;
+/// Centipawns per unit of the net's output (and the sigmoid's scale for scores).
+pub const EVAL_SCALE: i32 = 400;
+/// Every parameter stays within this after each step: 1.98 × QA × 32 pieces (plus the bias)
+/// fits an i16 accumulator, and 1.98 × QB fits comfortably.
+pub const WEIGHT_LIMIT: f32 = 1.98;
+/// The learning rate at the end of the planned epochs, as a fraction of the starting one.
+const FINAL_LR_FRACTION: f32 = 0.01;
+const BETA1: f32 = 0.9;
+const BETA2: f32 = 0.999;
+const ADAM_EPSILON: f32 = 1e-8;
+
+/// How to train.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub hidden: usize,
+    pub activation: Activation,
+    /// Epochs planned in all (a resumed run counts those already done).
+    pub epochs: usize,
+    pub batch: usize,
+    /// Adam's starting learning rate.
+    pub lr: f32,
+    /// Weight of the game result against the search score in the target.
+    pub lambda: f32,
+    pub seed: u64,
+    pub threads: usize,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            hidden: 256,
+            activation: Activation::SCReLU,
+            epochs: 10,
+            batch: 16384,
+            lr: 0.001,
+            lambda: 0.3,
+            seed: 1,
+            threads: 2,
+        }
+    }
+}
+
+/// The float network: every parameter in one vector, laid out as the net file lays out its
+/// integers: feature weights (`INPUTS × hidden`, feature-major), hidden biases (`hidden`),
+/// output weights (`2 × hidden`, the side to move's half first), output bias (1).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Network {
+    pub hidden: usize,
+    pub activation: Activation,
+    pub params: Vec<f32>,
+}
+
+/// Parameters of a net with `hidden` neurons.
+pub fn param_count(hidden: usize) -> usize {
+    INPUTS * hidden + hidden + 2 * hidden + 1
+}
+
+/// A uniform random number in `[-limit, limit)`.
+fn uniform(rng: &mut Rng, limit: f32) -> f32 {
+    let unit = (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
+    (2.0 * unit - 1.0) * limit
+}
+
+impl Network {
+    /// A fresh net: weights uniform within ±1/√(inputs of their layer), biases zero.
+    pub fn new(hidden: usize, activation: Activation, seed: u64) -> Network {
+        assert!(hidden.is_multiple_of(16) && (16..=MAX_HIDDEN).contains(&hidden));
+        let mut rng = Rng::new(seed ^ 0x6E6E_7565_696E_6974);
+        let mut params = vec![0.0; param_count(hidden)];
+        let feature_limit = 1.0 / (INPUTS as f32).sqrt();
+        for w in &mut params[..INPUTS * hidden] {
+            *w = uniform(&mut rng, feature_limit);
+        }
+        let output_limit = 1.0 / (2.0 * hidden as f32).sqrt();
+        let outputs = INPUTS * hidden + hidden;
+        for w in &mut params[outputs..outputs + 2 * hidden] {
+            *w = uniform(&mut rng, output_limit);
+        }
+        Network {
+            hidden,
+            activation,
+            params,
+        }
+    }
+
+    /// (feature weights, hidden biases, output weights, output bias)
+    fn parts(&self) -> (&[f32], &[f32], &[f32], f32) {
+        split(&self.params, self.hidden)
+    }
+
+    /// The net's output for a record (× `EVAL_SCALE` = centipawns for the side to move).
+    pub fn evaluate(&self, record: &PackedPosition) -> f32 {
+        let mut scratch = Scratch::new(self.hidden);
+        match self.activation {
+            Activation::SCReLU => forward::<true>(self, &record.features(), &mut scratch),
+            Activation::CReLU => forward::<false>(self, &record.features(), &mut scratch),
+        }
+    }
+
+    /// The net file: each parameter clipped to ±`WEIGHT_LIMIT`, scaled (feature weights and
+    /// biases × QA, output weights × QB, the output bias × QA·QB) and rounded to the nearest
+    /// integer (halves away from zero).
+    pub fn quantise(&self) -> NetFile {
+        let (weights, bias, output, output_bias) = self.parts();
+        let q16 = |values: &[f32], scale: i32| -> Vec<i16> {
+            values
+                .iter()
+                .map(|v| (v.clamp(-WEIGHT_LIMIT, WEIGHT_LIMIT) * scale as f32).round() as i16)
+                .collect()
+        };
+        NetFile {
+            hidden: self.hidden,
+            activation: self.activation,
+            qa: QA,
+            qb: QB,
+            scale: EVAL_SCALE,
+            feature_weights: q16(weights, QA),
+            feature_bias: q16(bias, QA),
+            output_weights: q16(output, QB),
+            output_bias: (f64::from(output_bias.clamp(-WEIGHT_LIMIT, WEIGHT_LIMIT))
+                * f64::from(QA * QB))
+            .round() as i32,
+        }
+    }
+}
+
+fn split(params: &[f32], hidden: usize) -> (&[f32], &[f32], &[f32], f32) {
+    let (weights, rest) = params.split_at(INPUTS * hidden);
+    let (bias, rest) = rest.split_at(hidden);
+    let (output, rest) = rest.split_at(2 * hidden);
+    (weights, bias, output, rest[0])
+}
+
+fn split_mut(params: &mut [f32], hidden: usize) -> (&mut [f32], &mut [f32], &mut [f32], &mut f32) {
+    let (weights, rest) = params.split_at_mut(INPUTS * hidden);
+    let (bias, rest) = rest.split_at_mut(hidden);
+    let (output, rest) = rest.split_at_mut(2 * hidden);
+    (weights, bias, output, &mut rest[0])
+}
+
+/// A thread's working space for one position: both accumulators and their gradients.
+struct Scratch {
+    ours: Vec<f32>,
+    theirs: Vec<f32>,
+    d_ours: Vec<f32>,
+    d_theirs: Vec<f32>,
+}
+
+impl Scratch {
+    fn new(hidden: usize) -> Scratch {
+        Scratch {
+            ours: vec![0.0; hidden],
+            theirs: vec![0.0; hidden],
+            d_ours: vec![0.0; hidden],
+            d_theirs: vec![0.0; hidden],
+        }
+    }
+}
+
+#[inline(always)]
+fn activate<const SCRELU: bool>(x: f32) -> f32 {
+    let c = x.clamp(0.0, 1.0);
+    if SCRELU {
+        c * c
+    } else {
+        c
+    }
+}
+
+/// The activation's derivative (0 where it is clipped).
+#[inline(always)]
+fn slope<const SCRELU: bool>(x: f32) -> f32 {
+    let inside = x > 0.0 && x < 1.0;
+    let d = if SCRELU { 2.0 * x } else { 1.0 };
+    if inside {
+        d
+    } else {
+        0.0
+    }
+}
+
+// The loops below work on arrays of 8 (`as_chunks`), with separate lanes for sums, so that
+// the compiler vectorises them with plain SSE2 (hidden sizes are multiples of 16). They are
+// not inlined: inlined into the training loop, the compiler could no longer tell that their
+// slices do not overlap and kept them scalar (3× slower).
+
+#[inline(never)]
+fn add_to(into: &mut [f32], row: &[f32]) {
+    let (into, _) = into.as_chunks_mut::<8>();
+    let (row, _) = row.as_chunks::<8>();
+    for (a, w) in into.iter_mut().zip(row) {
+        for k in 0..8 {
+            a[k] += w[k];
+        }
+    }
+}
+
+#[inline(never)]
+fn dot_activated<const SCRELU: bool>(acc: &[f32], weights: &[f32]) -> f32 {
+    let (acc, _) = acc.as_chunks::<8>();
+    let (weights, _) = weights.as_chunks::<8>();
+    let mut lanes = [0.0f32; 8];
+    for (a, w) in acc.iter().zip(weights) {
+        for k in 0..8 {
+            lanes[k] += activate::<SCRELU>(a[k]) * w[k];
+        }
+    }
+    lanes.iter().sum()
+}
+
+/// One side's half of the backward pass for an output gradient `g`: adds to the output
+/// weights' gradient and writes the accumulator's gradient.
+#[inline(never)]
+fn backward_half<const SCRELU: bool>(
+    g: f32,
+    acc: &[f32],
+    output: &[f32],
+    g_output: &mut [f32],
+    d_acc: &mut [f32],
+) {
+    let (acc, _) = acc.as_chunks::<8>();
+    let (output, _) = output.as_chunks::<8>();
+    let (g_output, _) = g_output.as_chunks_mut::<8>();
+    let (d_acc, _) = d_acc.as_chunks_mut::<8>();
+    for (((a, w), go), d) in acc.iter().zip(output).zip(g_output).zip(d_acc) {
+        for k in 0..8 {
+            go[k] += g * activate::<SCRELU>(a[k]);
+            d[k] = g * w[k] * slope::<SCRELU>(a[k]);
+        }
+    }
+}
+
+/// Fills both accumulators and returns the output.
+#[inline(always)]
+fn forward<const SCRELU: bool>(net: &Network, f: &Features, s: &mut Scratch) -> f32 {
+    let n = net.hidden;
+    let (weights, bias, output, output_bias) = net.parts();
+    s.ours.copy_from_slice(bias);
+    s.theirs.copy_from_slice(bias);
+    for i in 0..f.len {
+        add_to(&mut s.ours, &weights[f.ours[i] as usize * n..][..n]);
+        add_to(&mut s.theirs, &weights[f.theirs[i] as usize * n..][..n]);
+    }
+    output_bias
+        + dot_activated::<SCRELU>(&s.ours, &output[..n])
+        + dot_activated::<SCRELU>(&s.theirs, &output[n..])
+}
+
+fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// The training target of a record, for the side to move.
+#[inline]
+pub fn target(record: &PackedPosition, lambda: f32) -> f32 {
+    let result = f32::from(record.result()) / 2.0;
+    let score = sigmoid(f32::from(record.score()) / EVAL_SCALE as f32);
+    lambda * result + (1.0 - lambda) * score
+}
+
+/// Adds `weight ×` the gradient of the loss over `records` to `grad` (laid out as the
+/// parameters) and returns the sum of the records' losses.
+fn accumulate<const SCRELU: bool>(
+    net: &Network,
+    records: &[PackedPosition],
+    lambda: f32,
+    weight: f32,
+    grad: &mut [f32],
+    s: &mut Scratch,
+) -> f64 {
+    let n = net.hidden;
+    let (_, _, output, _) = net.parts();
+    let (g_weights, g_bias, g_output, g_output_bias) = split_mut(grad, n);
+    let (w_ours, w_theirs) = output.split_at(n);
+    let (g_ours, g_theirs) = g_output.split_at_mut(n);
+    let mut loss = 0.0f64;
+    for record in records {
+        let f = record.features();
+        let p = sigmoid(forward::<SCRELU>(net, &f, s));
+        let error = p - target(record, lambda);
+        loss += f64::from(error * error);
+        let g = 2.0 * error * p * (1.0 - p) * weight;
+        *g_output_bias += g;
+        backward_half::<SCRELU>(g, &s.ours, w_ours, g_ours, &mut s.d_ours);
+        backward_half::<SCRELU>(g, &s.theirs, w_theirs, g_theirs, &mut s.d_theirs);
+        add_to(g_bias, &s.d_ours);
+        add_to(g_bias, &s.d_theirs);
+        for i in 0..f.len {
+            add_to(&mut g_weights[f.ours[i] as usize * n..][..n], &s.d_ours);
+            add_to(&mut g_weights[f.theirs[i] as usize * n..][..n], &s.d_theirs);
+        }
+    }
+    loss
+}
+
+/// The mean loss over `records` and its gradient (one thread): what a batch step uses.
+pub fn loss_and_gradient(
+    net: &Network,
+    records: &[PackedPosition],
+    lambda: f32,
+) -> (f64, Vec<f32>) {
+    let mut grad = vec![0.0; net.params.len()];
+    let mut s = Scratch::new(net.hidden);
+    let weight = 1.0 / records.len() as f32;
+    let sum = match net.activation {
+        Activation::SCReLU => accumulate::<true>(net, records, lambda, weight, &mut grad, &mut s),
+        Activation::CReLU => accumulate::<false>(net, records, lambda, weight, &mut grad, &mut s),
+    };
+    (sum / records.len() as f64, grad)
+}
+
+/// The sum of the losses over `records`.
+fn loss_sum(net: &Network, records: &[PackedPosition], lambda: f32) -> f64 {
+    let mut s = Scratch::new(net.hidden);
+    records
+        .iter()
+        .map(|record| {
+            let f = record.features();
+            let o = match net.activation {
+                Activation::SCReLU => forward::<true>(net, &f, &mut s),
+                Activation::CReLU => forward::<false>(net, &f, &mut s),
+            };
+            let error = sigmoid(o) - target(record, lambda);
+            f64::from(error * error)
+        })
+        .sum()
+}
+
+/// The mean loss over `records`, on `threads` threads.
+pub fn mean_loss(net: &Network, records: &[PackedPosition], lambda: f32, threads: usize) -> f64 {
+    if records.is_empty() {
+        return f64::NAN;
+    }
+    let share = records.len().div_ceil(threads.max(1));
+    let sums: Vec<f64> = std::thread::scope(|scope| {
+        let handles: Vec<_> = records
+            .chunks(share)
+            .map(|part| scope.spawn(move || loss_sum(net, part, lambda)))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    sums.iter().sum::<f64>() / records.len() as f64
+}
+
+/// The net and the optimiser's state: everything a checkpoint holds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trainer {
+    pub net: Network,
+    /// Adam's first and second moment estimates, per parameter.
+    m: Vec<f32>,
+    v: Vec<f32>,
+    /// Optimiser steps taken.
+    pub step: u64,
+    pub epochs_done: usize,
+}
+
+/// One epoch's figures.
+#[derive(Clone, Debug)]
+pub struct EpochReport {
+    pub epoch: usize,
+    /// Mean loss over the epoch's batches (as the net was at each).
+    pub train_loss: f64,
+    pub validation_loss: f64,
+    /// Learning rate at the epoch's end.
+    pub lr: f32,
+    pub positions: usize,
+    /// Time spent on the training steps (not on validation or files).
+    pub train_time: Duration,
+}
+
+impl EpochReport {
+    pub fn positions_per_second(&self) -> f64 {
+        self.positions as f64 / self.train_time.as_secs_f64().max(1e-9)
+    }
+}
+
+/// Why a checkpoint cannot be resumed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CheckpointError {
+    BadMagic,
+    WrongLength { expected: usize, found: usize },
+    BadShape(String),
+    BadChecksum,
+}
+
+impl fmt::Display for CheckpointError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            CheckpointError::BadMagic => write!(f, "not a Kestrel trainer checkpoint"),
+            CheckpointError::WrongLength { expected, found } => write!(
+                f,
+                "the checkpoint is {found} bytes; one of its shape is {expected} (truncated?)"
+            ),
+            CheckpointError::BadShape(why) => write!(f, "bad checkpoint header: {why}"),
+            CheckpointError::BadChecksum => write!(f, "the checkpoint's checksum does not match"),
+        }
+    }
+}
+
+const CHECKPOINT_MAGIC: [u8; 4] = *b"KNTC";
+const CHECKPOINT_VERSION: u32 = 1;
+const CHECKPOINT_HEADER: usize = 32;
+
+/// The shuffled order of the training records in epoch `epoch` (from 0).
+fn epoch_order(len: usize, seed: u64, epoch: usize) -> Vec<u32> {
+    let mut rng = Rng::new(seed ^ (epoch as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let mut order: Vec<u32> = (0..len as u32).collect();
+    for i in (1..len).rev() {
+        order.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    order
+}
+
+/// The learning rate at `step` of `total`: a cosine from `lr` down to `lr × FINAL_LR_FRACTION`.
+pub fn learning_rate(lr: f32, step: u64, total: u64) -> f32 {
+    let done = (step as f64 / total.max(1) as f64).min(1.0);
+    let end = f64::from(lr * FINAL_LR_FRACTION);
+    (end + 0.5 * (f64::from(lr) - end) * (1.0 + (std::f64::consts::PI * done).cos())) as f32
+}
+
+impl Trainer {
+    pub fn new(options: &Options) -> Trainer {
+        let net = Network::new(options.hidden, options.activation, options.seed);
+        let len = net.params.len();
+        Trainer {
+            net,
+            m: vec![0.0; len],
+            v: vec![0.0; len],
+            step: 0,
+            epochs_done: 0,
+        }
+    }
+
+    /// One pass over `data` in a shuffled order; the validation loss is left NaN.
+    pub fn train_epoch(&mut self, data: &[PackedPosition], options: &Options) -> EpochReport {
+        let start = Instant::now();
+        let threads = options.threads.max(1);
+        let batch = options.batch.max(1);
+        let batches_per_epoch = data.len().div_ceil(batch) as u64;
+        let total_steps = batches_per_epoch * options.epochs as u64;
+        let order = epoch_order(data.len(), options.seed, self.epochs_done);
+        let params = self.net.params.len();
+        let mut grads = vec![vec![0.0f32; params]; threads];
+        let mut scratch: Vec<Scratch> = (0..threads)
+            .map(|_| Scratch::new(self.net.hidden))
+            .collect();
+        let mut records = Vec::with_capacity(batch);
+        let mut loss = 0.0f64;
+        let mut lr = options.lr;
+        for indices in order.chunks(batch) {
+            records.clear();
+            records.extend(indices.iter().map(|&i| data[i as usize]));
+            let weight = 1.0 / records.len() as f32;
+            let share = records.len().div_ceil(threads);
+            let net = &self.net;
+            let lambda = options.lambda;
+            loss += std::thread::scope(|scope| {
+                let handles: Vec<_> = records
+                    .chunks(share)
+                    .zip(grads.iter_mut().zip(scratch.iter_mut()))
+                    .map(|(part, (grad, s))| {
+                        scope.spawn(move || {
+                            grad.fill(0.0);
+                            match net.activation {
+                                Activation::SCReLU => {
+                                    accumulate::<true>(net, part, lambda, weight, grad, s)
+                                }
+                                Activation::CReLU => {
+                                    accumulate::<false>(net, part, lambda, weight, grad, s)
+                                }
+                            }
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap()).sum::<f64>()
+            });
+            let used = records.len().div_ceil(share);
+            lr = learning_rate(options.lr, self.step, total_steps);
+            self.step += 1;
+            self.adam_step(&grads[..used], lr, threads);
+        }
+        self.epochs_done += 1;
+        EpochReport {
+            epoch: self.epochs_done,
+            train_loss: loss / data.len().max(1) as f64,
+            validation_loss: f64::NAN,
+            lr,
+            positions: data.len(),
+            train_time: start.elapsed(),
+        }
+    }
+
+    /// Adam on the summed gradients, then the clip; the parameters are split among threads
+    /// (each parameter's update is independent of the split).
+    fn adam_step(&mut self, grads: &[Vec<f32>], lr: f32, threads: usize) {
+        let t = self.step as i32;
+        let step_size = lr * (1.0 - BETA2.powi(t)).sqrt() / (1.0 - BETA1.powi(t));
+        let share = self.net.params.len().div_ceil(threads).next_multiple_of(16);
+        std::thread::scope(|scope| {
+            let parts = self
+                .net
+                .params
+                .chunks_mut(share)
+                .zip(self.m.chunks_mut(share))
+                .zip(self.v.chunks_mut(share))
+                .enumerate();
+            for (i, ((params, m), v)) in parts {
+                let from = i * share;
+                scope.spawn(move || {
+                    for j in 0..params.len() {
+                        let mut g = 0.0;
+                        for grad in grads {
+                            g += grad[from + j];
+                        }
+                        m[j] = BETA1 * m[j] + (1.0 - BETA1) * g;
+                        v[j] = BETA2 * v[j] + (1.0 - BETA2) * g * g;
+                        let p = params[j] - step_size * m[j] / (v[j].sqrt() + ADAM_EPSILON);
+                        params[j] = p.clamp(-WEIGHT_LIMIT, WEIGHT_LIMIT);
+                    }
+                });
+            }
+        });
+    }
+
+    /// The float checkpoint: a header (magic `KNTC`, version, hidden, activation, epochs
+    /// done, steps), the parameters and Adam's moments as little-endian f32, an FNV-1a 64.
+    pub fn to_checkpoint(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(CHECKPOINT_HEADER + 12 * self.net.params.len() + 8);
+        out.extend_from_slice(&CHECKPOINT_MAGIC);
+        let activation = match self.net.activation {
+            Activation::CReLU => 0u32,
+            Activation::SCReLU => 1,
+        };
+        for w in [
+            CHECKPOINT_VERSION,
+            self.net.hidden as u32,
+            activation,
+            self.epochs_done as u32,
+        ] {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        out.extend_from_slice(&self.step.to_le_bytes());
+        out.extend_from_slice(&[0; 4]);
+        for x in self.net.params.iter().chain(&self.m).chain(&self.v) {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+        let sum = checksum(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+
+    pub fn from_checkpoint(bytes: &[u8]) -> Result<Trainer, CheckpointError> {
+        if bytes.len() < CHECKPOINT_HEADER || bytes[..4] != CHECKPOINT_MAGIC {
+            return Err(CheckpointError::BadMagic);
+        }
+        let word = |i: usize| u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().unwrap());
+        if word(1) != CHECKPOINT_VERSION {
+            return Err(CheckpointError::BadShape(format!("version {}", word(1))));
+        }
+        let hidden = word(2) as usize;
+        if !hidden.is_multiple_of(16) || !(16..=MAX_HIDDEN).contains(&hidden) {
+            return Err(CheckpointError::BadShape(format!(
+                "{hidden} hidden neurons"
+            )));
+        }
+        let activation = match word(3) {
+            0 => Activation::CReLU,
+            1 => Activation::SCReLU,
+            a => return Err(CheckpointError::BadShape(format!("activation {a}"))),
+        };
+        let params = param_count(hidden);
+        let expected = CHECKPOINT_HEADER + 12 * params + 8;
+        if bytes.len() != expected {
+            return Err(CheckpointError::WrongLength {
+                expected,
+                found: bytes.len(),
+            });
+        }
+        let (body, sum) = bytes.split_at(expected - 8);
+        if checksum(body) != u64::from_le_bytes(sum.try_into().unwrap()) {
+            return Err(CheckpointError::BadChecksum);
+        }
+        let floats = |k: usize| -> Vec<f32> {
+            body[CHECKPOINT_HEADER + 4 * k * params..][..4 * params]
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+                .collect()
+        };
+        Ok(Trainer {
+            net: Network {
+                hidden,
+                activation,
+                params: floats(0),
+            },
+            m: floats(1),
+            v: floats(2),
+            step: u64::from_le_bytes(bytes[20..28].try_into().unwrap()),
+            epochs_done: word(4) as usize,
+        })
+    }
+}
+
+/// Training data in memory, split into training and validation records.
+#[derive(Clone, Debug, Default)]
+pub struct Dataset {
+    pub train: Vec<PackedPosition>,
+    pub validation: Vec<PackedPosition>,
+}
+
+/// Whether a record is held out for validation: by a hash of its bytes, so the choice is the
+/// same whatever the order or the other files, and duplicate positions fall on one side.
+pub fn is_validation(record: &PackedPosition, fraction: f64) -> bool {
+    let h = checksum(record.as_bytes());
+    ((h >> 11) as f64 / (1u64 << 53) as f64) < fraction
+}
+
+impl Dataset {
+    pub fn len(&self) -> usize {
+        self.train.len() + self.validation.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn add(&mut self, records: Vec<PackedPosition>, validation_fraction: f64) {
+        for record in records {
+            if is_validation(&record, validation_fraction) {
+                self.validation.push(record);
+            } else {
+                self.train.push(record);
+            }
+        }
+    }
+}
+
+/// Reads a data file, text (`FEN | score | result` lines) or bullet records, told apart by
+/// the first line. Text: blank and `#` lines are skipped, a bad line is an error naming it.
+pub fn load(path: &Path) -> Result<Vec<PackedPosition>, String> {
+    let name = path.display();
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {name}: {e}"))?;
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut reader = BufReader::with_capacity(1 << 20, file);
+    let head = reader
+        .fill_buf()
+        .map_err(|e| format!("cannot read {name}: {e}"))?;
+    let first_line = head.split(|&b| b == b'\n').next().unwrap_or(&[]);
+    let is_text = std::str::from_utf8(first_line).is_ok_and(|line| {
+        let line = line.trim();
+        line.starts_with('#') || PackedPosition::parse_line(line).is_ok()
+    });
+    if is_text {
+        let mut records = Vec::new();
+        for (i, line) in reader.lines().enumerate() {
+            let line = line.map_err(|e| format!("cannot read {name}: {e}"))?;
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let record =
+                PackedPosition::parse_line(line).map_err(|e| format!("{name}:{}: {e}", i + 1))?;
+            records.push(record);
+        }
+        return Ok(records);
+    }
+    if len % RECORD_BYTES as u64 != 0 {
+        return Err(format!(
+            "{name} is neither text data (`FEN | score | result` lines) nor bullet records \
+             ({len} bytes is not a multiple of {RECORD_BYTES})"
+        ));
+    }
+    let mut records = Vec::with_capacity((len / RECORD_BYTES as u64) as usize);
+    let mut buffer = vec![0u8; RECORD_BYTES << 15];
+    loop {
+        let filled =
+            read_full(&mut reader, &mut buffer).map_err(|e| format!("cannot read {name}: {e}"))?;
+        for bytes in buffer[..filled].chunks_exact(RECORD_BYTES) {
+            let record = PackedPosition::from_bytes(bytes.try_into().unwrap());
+            record.validate().map_err(|e| {
+                format!(
+                    "{name}: record {} is not a position ({e}): not bullet chess data?",
+                    records.len()
+                )
+            })?;
+            records.push(record);
+        }
+        if filled < buffer.len() {
+            break;
+        }
+    }
+    Ok(records)
+}
+
+/// Reads until `buffer` is full or the input ends; the bytes read.
+fn read_full(reader: &mut impl Read, buffer: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buffer.len() {
+        match reader.read(&mut buffer[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+/// Trains from `trainer`'s state up to `options.epochs`, writing after each epoch the
+/// quantised net `out/epoch-K.nnue` and the float checkpoint `out/checkpoint.bin`, and
+/// telling `report` the epoch's figures.
+pub fn run(
+    trainer: &mut Trainer,
+    data: &Dataset,
+    options: &Options,
+    out: &Path,
+    report: &mut dyn FnMut(&EpochReport),
+) -> io::Result<()> {
+    std::fs::create_dir_all(out)?;
+    while trainer.epochs_done < options.epochs {
+        let mut epoch = trainer.train_epoch(&data.train, options);
+        epoch.validation_loss = mean_loss(
+            &trainer.net,
+            &data.validation,
+            options.lambda,
+            options.threads,
+        );
+        let net = out.join(format!("epoch-{}.nnue", epoch.epoch));
+        std::fs::write(net, trainer.net.quantise().to_bytes())?;
+        // Written aside, then renamed: a run stopped mid-write keeps the last checkpoint.
+        let partial = out.join("checkpoint.bin.partial");
+        std::fs::write(&partial, trainer.to_checkpoint())?;
+        std::fs::rename(&partial, out.join("checkpoint.bin"))?;
+        report(&epoch);
+    }
+    Ok(())
+}
