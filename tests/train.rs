@@ -1,0 +1,154 @@
+//! `kestrel train` through the binary: data in, per-epoch net files and a checkpoint out,
+//! `--resume` continuing, and errors a person can act on.
+
+use kestrel::nnue::format::NetFile;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kestrel-train-test-{}", std::process::id()));
+    let path = dir.join(name);
+    let _ = std::fs::remove_dir_all(&path);
+    std::fs::create_dir_all(&dir).unwrap();
+    path
+}
+
+fn train(data: &Path, out: &Path, extra: &[&str]) -> (bool, String, String) {
+    let run = Command::new(env!("CARGO_BIN_EXE_kestrel"))
+        .args([
+            "train",
+            "--hidden",
+            "16",
+            "--batch",
+            "32",
+            "--validation",
+            "0.2",
+        ])
+        .arg("--data")
+        .arg(data)
+        .arg("--out")
+        .arg(out)
+        .args(extra)
+        .output()
+        .unwrap();
+    (
+        run.status.success(),
+        String::from_utf8_lossy(&run.stdout).into_owned(),
+        String::from_utf8_lossy(&run.stderr).into_owned(),
+    )
+}
+
+/// The losses of each epoch line: (train, validation).
+fn losses(stdout: &str) -> Vec<(f64, f64)> {
+    stdout
+        .lines()
+        .filter(|l| l.starts_with("epoch"))
+        .map(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            let after = |w: &str| {
+                let i = words.iter().position(|x| *x == w).unwrap();
+                words[i + 1].parse::<f64>().unwrap()
+            };
+            (after("train"), after("validation"))
+        })
+        .collect()
+}
+
+#[test]
+fn train_writes_a_net_per_epoch_and_resumes_where_it_stopped() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/selfplay-sample.txt");
+    let out = scratch("run");
+    let (ok, stdout, stderr) = train(&data, &out, &["--epochs", "2"]);
+    assert!(ok, "{stdout}\n{stderr}");
+    assert!(stderr.contains("241 positions"), "{stderr}");
+    let first = losses(&stdout);
+    assert_eq!(first.len(), 2, "{stdout}");
+    assert!(
+        first.iter().all(|(t, v)| t.is_finite() && v.is_finite()),
+        "{stdout}"
+    );
+    for k in 1..=2 {
+        let bytes = std::fs::read(out.join(format!("epoch-{k}.nnue"))).unwrap();
+        let net = NetFile::parse(&bytes).unwrap();
+        assert_eq!((net.hidden, net.qa, net.qb, net.scale), (16, 255, 64, 400));
+    }
+
+    // Without --resume an existing run is not overwritten.
+    let (ok, _, stderr) = train(&data, &out, &["--epochs", "3"]);
+    assert!(!ok && stderr.contains("--resume"), "{stderr}");
+    // A shape other than the checkpoint's is refused.
+    let (ok, _, stderr) = Command::new(env!("CARGO_BIN_EXE_kestrel"))
+        .args(["train", "--hidden", "32", "--resume", "--data"])
+        .arg(&data)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .map(|r| {
+            (
+                r.status.success(),
+                (),
+                String::from_utf8_lossy(&r.stderr).into_owned(),
+            )
+        })
+        .unwrap();
+    assert!(!ok && stderr.contains("16 hidden neurons"), "{stderr}");
+
+    let (ok, stdout, stderr) = train(&data, &out, &["--epochs", "3", "--resume"]);
+    assert!(ok, "{stdout}\n{stderr}");
+    assert!(stderr.contains("after epoch 2"), "{stderr}");
+    assert!(stdout.contains("epoch   3/3"), "{stdout}");
+    assert!(!stdout.contains("epoch   1/"), "{stdout}");
+    assert!(NetFile::parse(&std::fs::read(out.join("epoch-3.nnue")).unwrap()).is_ok());
+
+    // The same seed trains the same net; bullet records of the same data train it too.
+    let again = scratch("again");
+    let (ok, stdout, _) = train(&data, &again, &["--epochs", "2"]);
+    assert!(ok);
+    assert_eq!(losses(&stdout), first);
+    assert_eq!(
+        std::fs::read(again.join("epoch-2.nnue")).unwrap(),
+        std::fs::read(out.join("epoch-2.nnue")).unwrap()
+    );
+    let records = scratch("records.bin");
+    let _ = std::fs::remove_file(&records);
+    let converted = Command::new(env!("CARGO_BIN_EXE_kestrel"))
+        .arg("convert")
+        .arg(&data)
+        .arg(&records)
+        .output()
+        .unwrap();
+    assert!(converted.status.success());
+    let binary = scratch("binary");
+    let (ok, stdout, stderr) = train(&records, &binary, &["--epochs", "2"]);
+    assert!(ok, "{stderr}");
+    assert_eq!(losses(&stdout), first);
+    for dir in [out, again, binary] {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    let _ = std::fs::remove_file(records);
+}
+
+#[test]
+fn bad_data_is_refused_with_the_place_and_the_reason() {
+    let dir = scratch("bad");
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = dir.join("bad.txt");
+    std::fs::write(
+        &text,
+        "4k3/8/8/8/8/8/8/3QK3 w - - 0 1 | 900 | 1.0\n4k3/8/8/8/8/8/8/3QK3 w - - 0 1 | 900 | 2\n",
+    )
+    .unwrap();
+    let (ok, _, stderr) = train(&text, &dir.join("out"), &[]);
+    assert!(!ok && stderr.contains("bad.txt:2: bad result"), "{stderr}");
+    let binary = dir.join("bad.bin");
+    std::fs::write(&binary, [0xFFu8; 33]).unwrap();
+    let (ok, _, stderr) = train(&binary, &dir.join("out"), &[]);
+    assert!(!ok && stderr.contains("neither text data"), "{stderr}");
+    std::fs::write(&binary, [0xFFu8; 64]).unwrap();
+    let (ok, _, stderr) = train(&binary, &dir.join("out"), &[]);
+    assert!(
+        !ok && stderr.contains("record 0 is not a position"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
