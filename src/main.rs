@@ -162,6 +162,11 @@ enum Command {
         /// each position, the same in every run).
         #[arg(long, default_value_t = 0.01)]
         validation: f64,
+        /// Train on each position or its mirror image across the board's middle (a-file to
+        /// h-file), chosen afresh each epoch: the net sees no castling rights, so the two are
+        /// the same position to it.
+        #[arg(long)]
+        mirror: bool,
         /// Continue from OUT/checkpoint.bin.
         #[arg(long)]
         resume: bool,
@@ -292,6 +297,7 @@ fn main() -> ExitCode {
             seed,
             threads,
             validation,
+            mirror,
             resume,
         }) => {
             let defaults = kestrel::tools::train::Options::default();
@@ -304,6 +310,7 @@ fn main() -> ExitCode {
                 lambda,
                 seed,
                 threads: threads as usize,
+                mirror,
             };
             let shape_given = (hidden.is_some(), activation.is_some());
             run_train(&data, &out, options, shape_given, validation, resume)
@@ -635,7 +642,7 @@ fn run_train(
     );
     eprintln!(
         "net 768 -> {} x2 -> 1, {:?}; {} epochs of batches of {}, lr {}, lambda {}, \
-         {} threads, seed {}",
+         {} threads, seed {}{}",
         options.hidden,
         options.activation,
         options.epochs,
@@ -643,7 +650,12 @@ fn run_train(
         options.lr,
         options.lambda,
         options.threads,
-        options.seed
+        options.seed,
+        if options.mirror {
+            ", mirrored at random"
+        } else {
+            ""
+        }
     );
     let run = train::run(&mut trainer, &data, &options, out, &mut |e| {
         println!(

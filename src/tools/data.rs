@@ -212,6 +212,15 @@ impl PackedPosition {
     /// move's, which sees the record as it is, and the other side's, which sees it turned.
     #[inline]
     pub fn features(&self) -> Features {
+        self.features_turned(false)
+    }
+
+    /// The features of the record, or with `mirror_files` of its mirror image across the
+    /// board's middle (a-file to h-file): the same position for the net, which sees no
+    /// castling rights, so training on both halves what it must learn from the data.
+    #[inline]
+    pub fn features_turned(&self, mirror_files: bool) -> Features {
+        let files = if mirror_files { 7 } else { 0 };
         let mut features = Features {
             len: 0,
             ours: [0; 32],
@@ -220,7 +229,7 @@ impl PackedPosition {
         let mut occupied = self.occupancy();
         let mut i = 0;
         while occupied != 0 && i < 32 {
-            let square = occupied.trailing_zeros() as u16;
+            let square = occupied.trailing_zeros() as u16 ^ files;
             occupied &= occupied - 1;
             let code = u16::from((self.0[8 + i / 2] >> (4 * (i % 2))) & 0xF);
             let (theirs, role) = (code >> 3, (code & 7).min(5));
@@ -473,6 +482,35 @@ mod tests {
             assert_eq!(ours, position_features(pos, us), "{}", pos.to_fen());
             assert_eq!(theirs, position_features(pos, !us), "{}", pos.to_fen());
         }
+    }
+
+    #[test]
+    fn mirrored_features_are_those_of_the_mirrored_position() {
+        let mut checked = 0;
+        for (i, pos) in sample_positions().iter().enumerate() {
+            let (score, result, _) = label(i);
+            let fen = pos.to_fen();
+            let fields: Vec<&str> = fen.split(' ').collect();
+            let placement: Vec<String> = fields[0]
+                .split('/')
+                .map(|rank| rank.chars().rev().collect())
+                .collect();
+            let mirrored = format!("{} {} - - 0 1", placement.join("/"), fields[1]);
+            let Ok(mirror) = Position::from_fen(&mirrored) else {
+                continue;
+            };
+            let sorted = |f: Features| {
+                let (mut a, mut b) = (f.ours[..f.len].to_vec(), f.theirs[..f.len].to_vec());
+                a.sort_unstable();
+                b.sort_unstable();
+                (a, b)
+            };
+            let turned = PackedPosition::new(pos, score, result).features_turned(true);
+            let direct = PackedPosition::new(&mirror, score, result).features();
+            assert_eq!(sorted(turned), sorted(direct), "{fen}");
+            checked += 1;
+        }
+        assert!(checked > 100, "only {checked} positions checked");
     }
 
     #[test]

@@ -54,6 +54,8 @@ pub struct Options {
     pub lambda: f32,
     pub seed: u64,
     pub threads: usize,
+    /// Train on each position or its mirror image (files turned), chosen afresh each epoch.
+    pub mirror: bool,
 }
 
 impl Default for Options {
@@ -67,6 +69,7 @@ impl Default for Options {
             lambda: 0.3,
             seed: 1,
             threads: 2,
+            mirror: false,
         }
     }
 }
@@ -296,6 +299,7 @@ fn accumulate<const SCRELU: bool>(
     records: &[PackedPosition],
     lambda: f32,
     weight: f32,
+    mirror_salt: Option<u64>,
     grad: &mut [f32],
     s: &mut Scratch,
 ) -> f64 {
@@ -306,7 +310,10 @@ fn accumulate<const SCRELU: bool>(
     let (g_ours, g_theirs) = g_output.split_at_mut(n);
     let mut loss = 0.0f64;
     for record in records {
-        let f = record.features();
+        let f = match mirror_salt {
+            Some(salt) => record.features_turned(mirrors(record, salt)),
+            None => record.features(),
+        };
         let p = sigmoid(forward::<SCRELU>(net, &f, s));
         let error = p - target(record, lambda);
         loss += f64::from(error * error);
@@ -324,6 +331,16 @@ fn accumulate<const SCRELU: bool>(
     loss
 }
 
+/// Whether this epoch (its `salt`) trains on the mirror image of `record`: about half the
+/// records, a different half each epoch.
+fn mirrors(record: &PackedPosition, salt: u64) -> bool {
+    let mut h = u64::from_le_bytes(record.as_bytes()[..8].try_into().unwrap()) ^ salt;
+    h ^= u64::from_le_bytes(record.as_bytes()[8..16].try_into().unwrap());
+    h = h.wrapping_mul(0xD6E8_FEB8_6659_FD93);
+    h ^= h >> 32;
+    h.wrapping_mul(0xD6E8_FEB8_6659_FD93) >> 63 == 1
+}
+
 /// The mean loss over `records` and its gradient (one thread): what a batch step uses.
 pub fn loss_and_gradient(
     net: &Network,
@@ -334,8 +351,12 @@ pub fn loss_and_gradient(
     let mut s = Scratch::new(net.hidden);
     let weight = 1.0 / records.len() as f32;
     let sum = match net.activation {
-        Activation::SCReLU => accumulate::<true>(net, records, lambda, weight, &mut grad, &mut s),
-        Activation::CReLU => accumulate::<false>(net, records, lambda, weight, &mut grad, &mut s),
+        Activation::SCReLU => {
+            accumulate::<true>(net, records, lambda, weight, None, &mut grad, &mut s)
+        }
+        Activation::CReLU => {
+            accumulate::<false>(net, records, lambda, weight, None, &mut grad, &mut s)
+        }
     };
     (sum / records.len() as f64, grad)
 }
@@ -485,6 +506,9 @@ impl Trainer {
             let share = records.len().div_ceil(threads);
             let net = &self.net;
             let lambda = options.lambda;
+            let salt = options.mirror.then(|| {
+                options.seed ^ (self.epochs_done as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            });
             loss += std::thread::scope(|scope| {
                 let handles: Vec<_> = records
                     .chunks(share)
@@ -494,10 +518,10 @@ impl Trainer {
                             grad.fill(0.0);
                             match net.activation {
                                 Activation::SCReLU => {
-                                    accumulate::<true>(net, part, lambda, weight, grad, s)
+                                    accumulate::<true>(net, part, lambda, weight, salt, grad, s)
                                 }
                                 Activation::CReLU => {
-                                    accumulate::<false>(net, part, lambda, weight, grad, s)
+                                    accumulate::<false>(net, part, lambda, weight, salt, grad, s)
                                 }
                             }
                         })
@@ -824,6 +848,9 @@ mod tests {
             lambda: 0.0,
             seed: 3,
             threads: 2,
+            // Material does not change in the mirror, so the test learns it either way and
+            // the mirrored path is trained and resumed too.
+            mirror: true,
         }
     }
 
