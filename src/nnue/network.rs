@@ -148,7 +148,7 @@ impl Network {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::rng::Rng;
 
