@@ -117,6 +117,12 @@ impl AccumulatorStack {
         self.hidden
     }
 
+    /// The placement last set at `ply`.
+    #[inline(always)]
+    pub fn placement(&self, ply: usize) -> &Placement {
+        &self.placements[ply]
+    }
+
     /// Forgets every accumulator: the next evaluation refreshes from scratch (a new search,
     /// or another net).
     pub fn clear(&mut self) {
@@ -224,7 +230,7 @@ mod tests {
     use super::*;
     use crate::chess::Move;
     use crate::nnue::format::{Activation, NetFile};
-    use crate::nnue::network::tests::random_net;
+    use crate::nnue::network::tests::{random_net, reference_output};
     use crate::nnue::simd::Level;
     use crate::rng::Rng;
 
@@ -271,10 +277,13 @@ mod tests {
                         let expected = from_scratch(&file, &pos);
                         assert_eq!(white, &expected[0][..], "{} ply {ply}", pos.to_fen());
                         assert_eq!(black, &expected[1][..], "{} ply {ply}", pos.to_fen());
-                        assert_eq!(
-                            stack.evaluate(&net, ply, pos.side_to_move()),
-                            evaluate_from_scratch(&net, &pos)
-                        );
+                        // The side to move's view meets the first half of the output weights.
+                        let us = pos.side_to_move().index();
+                        let reference = reference_output(&file, &expected[us], &expected[1 - us]);
+                        let score = stack.evaluate(&net, ply, pos.side_to_move());
+                        let max = crate::nnue::network::MAX_EVAL as i64;
+                        assert_eq!(score as i64, reference.clamp(-max, max));
+                        assert_eq!(score, evaluate_from_scratch(&net, &pos));
                         checked += 1;
                     }
                     let moves = pos.legal_moves();

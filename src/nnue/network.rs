@@ -175,7 +175,7 @@ pub(crate) mod tests {
     }
 
     /// format.rs's formula read literally, one neuron at a time, in 64-bit integers.
-    fn reference_output(file: &NetFile, us: &[i16], them: &[i16]) -> i64 {
+    pub(crate) fn reference_output(file: &NetFile, us: &[i16], them: &[i16]) -> i64 {
         let qa = file.qa as i64;
         let mut sum = 0i64;
         for (i, &x) in us.iter().chain(them).enumerate() {

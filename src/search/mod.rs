@@ -483,6 +483,10 @@ mod tests {
             .all(|n| n.is_some_and(|n| Arc::ptr_eq(n, &net))));
         let with_net = depth_search(&mut searcher, &pos, 6);
         assert_eq!(with_net.depth, 6);
+        // Every evaluated node was entered at its ply first, in every thread.
+        assert!(searcher.nodes() > 1000);
+        let threads = std::iter::once(&searcher.main).chain(&searcher.helpers);
+        assert_eq!(threads.map(|w| w.evaluator.unentered).sum::<u64>(), 0);
         assert!(pos.legal_moves().iter().any(|&m| Some(m) == with_net.best));
         // A random net's opinion is not the classical one.
         assert_ne!(with_net.score, classical.score);

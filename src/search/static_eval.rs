@@ -4,12 +4,16 @@
 use super::MAX_PLY;
 use crate::chess::Position;
 use crate::eval::Evaluator;
+use crate::nnue::accumulator::placement;
 use crate::nnue::{AccumulatorStack, Network};
 use std::sync::Arc;
 
 pub(super) struct StaticEval {
     classical: Evaluator,
     net: Option<(Arc<Network>, AccumulatorStack)>,
+    /// Evaluations of a position that was not the one entered at its ply (a search path
+    /// that skipped `enter`): put right, and counted so that tests can see there are none.
+    pub(super) unentered: u64,
 }
 
 impl StaticEval {
@@ -17,6 +21,7 @@ impl StaticEval {
         let mut eval = StaticEval {
             classical: Evaluator::new(),
             net: None,
+            unentered: 0,
         };
         eval.set_network(net);
         eval
@@ -58,12 +63,49 @@ impl StaticEval {
         match &mut self.net {
             None => self.classical.evaluate(pos),
             Some(_) if pos.is_insufficient_material() => 0,
-            Some((net, stack)) => stack.evaluate(net, ply, pos.side_to_move()),
+            Some((net, stack)) => {
+                if *stack.placement(ply) != placement(pos) {
+                    self.unentered += 1;
+                    stack.set(ply, pos, net);
+                }
+                stack.evaluate(net, ply, pos.side_to_move())
+            }
         }
     }
 
     /// Forgets the cached pawn structures.
     pub(super) fn clear(&mut self) {
         self.classical.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nnue::format::Activation;
+    use crate::nnue::network::tests::random_net;
+
+    #[test]
+    fn the_net_scores_drawn_material_0_as_the_classical_evaluation_does() {
+        let net = Arc::new(Network::new(&random_net(32, Activation::SCReLU, 8)));
+        let mut eval = StaticEval::new(Some(Arc::clone(&net)));
+        eval.new_search();
+        for (fen, drawn) in [
+            ("8/8/8/4k3/8/8/8/4KN2 w - - 0 1", true),
+            ("8/8/2b5/4k3/8/8/8/4K3 b - - 0 1", true),
+            ("8/8/8/4k3/8/8/8/3RK3 w - - 0 1", false),
+            ("8/8/8/4k3/8/8/3P4/4K3 b - - 0 1", false),
+        ] {
+            let pos = Position::from_fen(fen).unwrap();
+            eval.enter(0, &pos);
+            let expected = if drawn {
+                0
+            } else {
+                crate::nnue::evaluate_from_scratch(&net, &pos)
+            };
+            assert_ne!(crate::nnue::evaluate_from_scratch(&net, &pos), 0, "{fen}");
+            assert_eq!(eval.evaluate(&pos, 0), expected, "{fen}");
+        }
+        assert_eq!(eval.unentered, 0);
     }
 }
