@@ -474,6 +474,13 @@ mod tests {
         let classical = depth_search(&mut Searcher::new(8), &pos, 6);
         let net = random_network(17);
         let mut searcher = Searcher::new(8);
+        searcher.set_network(Some(Arc::clone(&net)));
+        // One thread: a deterministic search, whose score is the net's opinion, not the
+        // classical one.
+        let one_thread = depth_search(&mut searcher, &pos, 6);
+        assert_ne!(one_thread.score, classical.score);
+        assert_eq!(searcher.main.evaluator.unentered, 0);
+
         searcher.set_threads(2);
         searcher.set_network(Some(Arc::clone(&net)));
         searcher.set_threads(3);
@@ -483,13 +490,12 @@ mod tests {
             .all(|n| n.is_some_and(|n| Arc::ptr_eq(n, &net))));
         let with_net = depth_search(&mut searcher, &pos, 6);
         assert_eq!(with_net.depth, 6);
+        assert!(pos.legal_moves().iter().any(|&m| Some(m) == with_net.best));
         // Every evaluated node was entered at its ply first, in every thread.
         assert!(searcher.nodes() > 1000);
         let threads = std::iter::once(&searcher.main).chain(&searcher.helpers);
         assert_eq!(threads.map(|w| w.evaluator.unentered).sum::<u64>(), 0);
-        assert!(pos.legal_moves().iter().any(|&m| Some(m) == with_net.best));
-        // A random net's opinion is not the classical one.
-        assert_ne!(with_net.score, classical.score);
+
         searcher.set_threads(1);
         searcher.set_network(None);
         assert!(searcher.network().is_none());
