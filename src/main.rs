@@ -60,6 +60,12 @@ enum Command {
         /// Search threads (1 keeps the node count deterministic: the bench signature).
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
         threads: u32,
+        /// Evaluate with this net file instead of the embedded net.
+        #[arg(long, value_name = "FILE", conflicts_with = "classical")]
+        eval_file: Option<PathBuf>,
+        /// Evaluate with the classical evaluation even if a net is embedded.
+        #[arg(long)]
+        classical: bool,
     },
     /// Run an EPD test suite (positions with bm/am): per position the move found, whether it
     /// is solved and when it was found; the total at the end. Progress goes to stderr.
@@ -347,10 +353,24 @@ fn main() -> ExitCode {
             depth,
             verbose,
             threads,
+            eval_file,
+            classical,
         }) => {
-            let r = kestrel::tools::bench::run(
+            let net = match (eval_file, classical) {
+                (_, true) => None,
+                (None, false) => kestrel::nnue::embedded(),
+                (Some(path), false) => match kestrel::nnue::load(&path) {
+                    Ok(net) => Some(std::sync::Arc::new(net)),
+                    Err(e) => {
+                        eprintln!("kestrel bench: {e}");
+                        return ExitCode::FAILURE;
+                    }
+                },
+            };
+            let r = kestrel::tools::bench::run_with(
                 depth,
                 threads as usize,
+                net,
                 &mut std::io::stdout(),
                 verbose,
             );

@@ -22,8 +22,11 @@ use self::time::{limits_for, Clock, TimeLimits, SAFETY_MARGIN};
 use crate::book::{Book, BookMove, BookRng};
 use crate::chess::Position;
 use crate::game::Game;
+use crate::nnue::format::Activation;
+use crate::nnue::Network;
 use crate::search::Searcher;
 use crate::tablebase::Tablebase;
+use std::sync::Arc;
 use std::time::Duration;
 
 pub const ENGINE_NAME: &str = concat!("Kestrel ", env!("CARGO_PKG_VERSION"));
@@ -61,7 +64,33 @@ pub struct Engine {
     pub resign_threshold: i32,
     /// Offer draws in dead-even endings.
     pub draw_offers: bool,
+    /// The net `EvalFile` chose (the embedded one by default), if any.
+    net: Option<LoadedNet>,
+    /// Play with the net when there is one (`UseNNUE`); off: the classical evaluation.
+    use_nnue: bool,
 }
+
+/// A net and the name it was loaded by (a path, or `<embedded>`).
+struct LoadedNet {
+    name: String,
+    net: Arc<Network>,
+}
+
+/// What the net makes of a position, for `eval`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NetEval {
+    /// The path the net was loaded from, or `<embedded>`.
+    pub name: String,
+    pub hidden: usize,
+    pub activation: Activation,
+    /// Centipawns for the side to move (0 when neither side can mate, as in the search).
+    pub score: i32,
+    /// The search uses it (`UseNNUE` is on).
+    pub in_use: bool,
+}
+
+/// How `EvalFile` names the net built into the binary (also the empty value).
+pub const EMBEDDED_NET_NAME: &str = "<embedded>";
 
 impl Engine {
     /// An engine on the session `io`, with a `hash_mb` MB table and every option at its
@@ -83,6 +112,11 @@ impl Engine {
             book_rng: BookRng::new(crate::book::DEFAULT_SEED),
             resign_threshold: 0,
             draw_offers: true,
+            net: crate::nnue::embedded().map(|net| LoadedNet {
+                name: EMBEDDED_NET_NAME.into(),
+                net,
+            }),
+            use_nnue: true,
         }
     }
 
@@ -220,6 +254,103 @@ impl Engine {
             line.push_str(&format!(" best {}", best.join(" ")));
         }
         Ok(line)
+    }
+}
+
+impl Engine {
+    /// Loads the net file at `path` (empty or `<embedded>`: the net built into the binary)
+    /// and plays with it if `UseNNUE` is on. Returns the lines to show; on failure the
+    /// reason, the net in use (or the classical evaluation) staying.
+    pub fn set_eval_file(&mut self, path: &str) -> Result<Vec<String>, String> {
+        let path = path.trim();
+        let loaded = if path.is_empty() || path == EMBEDDED_NET_NAME {
+            crate::nnue::embedded().map(|net| LoadedNet {
+                name: EMBEDDED_NET_NAME.into(),
+                net,
+            })
+        } else {
+            match crate::nnue::load(std::path::Path::new(path)) {
+                Ok(net) => Some(LoadedNet {
+                    name: path.into(),
+                    net: Arc::new(net),
+                }),
+                Err(e) => {
+                    let kept = match &self.net {
+                        Some(old) => format!("the net {} stays", old.name),
+                        None => "the classical evaluation stays".into(),
+                    };
+                    return Err(format!("{e}; {kept}"));
+                }
+            }
+        };
+        self.net = loaded;
+        self.use_network();
+        Ok(vec![self.net_summary()])
+    }
+
+    /// `UseNNUE`: the net (when there is one) or the classical evaluation.
+    pub fn set_use_nnue(&mut self, on: bool) -> Vec<String> {
+        self.use_nnue = on;
+        self.use_network();
+        vec![self.net_summary()]
+    }
+
+    /// Hands the searcher the evaluation the options choose, if it is not the one it has
+    /// (a change clears what the search learnt with the other).
+    fn use_network(&mut self) {
+        let wanted = self
+            .net
+            .as_ref()
+            .filter(|_| self.use_nnue)
+            .map(|loaded| Arc::clone(&loaded.net));
+        let searcher = self.searcher();
+        let same = match (searcher.network(), &wanted) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        if !same {
+            searcher.set_network(wanted);
+        }
+    }
+
+    /// Which evaluation plays, in a line.
+    fn net_summary(&self) -> String {
+        match (&self.net, self.use_nnue) {
+            (Some(loaded), true) => format!(
+                "NNUE evaluation with net {} ({} hidden neurons, {:?}, {} instructions)",
+                loaded.name,
+                loaded.net.hidden(),
+                loaded.net.activation(),
+                loaded.net.level().name()
+            ),
+            (Some(loaded), false) => format!(
+                "net {} loaded; UseNNUE is off: the classical evaluation plays",
+                loaded.name
+            ),
+            (None, _) => {
+                "no net loaded and none embedded in this build: the classical evaluation plays"
+                    .into()
+            }
+        }
+    }
+
+    /// The loaded net's view of the current position, if a net is loaded.
+    pub fn net_eval(&self) -> Option<NetEval> {
+        let loaded = self.net.as_ref()?;
+        let pos = self.game.position();
+        let score = if pos.is_insufficient_material() {
+            0
+        } else {
+            crate::nnue::evaluate_from_scratch(&loaded.net, pos)
+        };
+        Some(NetEval {
+            name: loaded.name.clone(),
+            hidden: loaded.net.hidden(),
+            activation: loaded.net.activation(),
+            score,
+            in_use: self.use_nnue,
+        })
     }
 }
 

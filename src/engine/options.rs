@@ -348,6 +348,24 @@ pub static OPTIONS: &[EngineOption] = &[
             Ok(Vec::new())
         },
     },
+    EngineOption {
+        name: "EvalFile",
+        kind: Kind::File,
+        default: Default::Text(super::EMBEDDED_NET_NAME),
+        xboard_default: None,
+        uci: Offer::Option,
+        xboard: Offer::Option,
+        apply: |engine, value| engine.set_eval_file(text(&value)),
+    },
+    EngineOption {
+        name: "UseNNUE",
+        kind: Kind::Check,
+        default: Default::Bool(true),
+        xboard_default: None,
+        uci: Offer::Option,
+        xboard: Offer::Option,
+        apply: |engine, value| Ok(engine.set_use_nnue(boolean(&value))),
+    },
 ];
 
 fn int(value: &Value) -> i64 {

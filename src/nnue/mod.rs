@@ -1,6 +1,43 @@
 //! The network evaluation (NNUE): a perspective net, 768 inputs → N hidden (×2) → 1.
 //!
 //! Owns the net file format (`format`), shared by the trainer that writes nets and the engine
-//! that reads them. It knows the board only through `chess`; nothing of search or protocols.
+//! that reads them; the net ready to evaluate (`network`); the accumulators a search thread
+//! keeps by ply and updates incrementally (`accumulator`); the SIMD loops under both, chosen
+//! at run time (`simd`); and the embedded net. It knows the board only through `chess`;
+//! nothing of search or protocols.
 
+pub mod accumulator;
 pub mod format;
+pub mod network;
+pub mod simd;
+
+pub use accumulator::{evaluate_from_scratch, AccumulatorStack};
+pub use format::{NetError, NetFile};
+pub use network::Network;
+use std::sync::{Arc, OnceLock};
+
+/// The net built into the binary, if one has been trained and committed (a file in
+/// `src/nnue/nets/`, as `Some(include_bytes!("nets/NAME.knue"))`).
+pub const EMBEDDED: Option<&'static [u8]> = None;
+
+/// The embedded net, read once; `None` without one. A damaged embedded net is a build
+/// error in all but name: it panics with the reason.
+pub fn embedded() -> Option<Arc<Network>> {
+    static NET: OnceLock<Option<Arc<Network>>> = OnceLock::new();
+    NET.get_or_init(|| {
+        EMBEDDED.map(|bytes| {
+            let file = NetFile::parse(bytes)
+                .unwrap_or_else(|e| panic!("the embedded net cannot be read: {e}"));
+            Arc::new(Network::new(&file))
+        })
+    })
+    .clone()
+}
+
+/// Reads the net file at `path`.
+pub fn load(path: &std::path::Path) -> Result<Network, String> {
+    let bytes =
+        std::fs::read(path).map_err(|e| format!("cannot read net file {}: {e}", path.display()))?;
+    let file = NetFile::parse(&bytes).map_err(|e| format!("net file {}: {e}", path.display()))?;
+    Ok(Network::new(&file))
+}

@@ -19,17 +19,19 @@ mod negamax;
 mod qsearch;
 mod root;
 mod score;
+mod static_eval;
 mod syzygy;
 mod threads;
 
 use crate::chess::{Move, Position};
-use crate::eval::Evaluator;
+use crate::nnue::Network;
 use crate::tablebase::Tablebase;
 use correction::Correction;
 use history::{History, PieceTo};
 use negamax::Reductions;
 use score::TB_WIN_BOUND;
 pub use score::{is_mate_score, mate_in_moves, shown_centipawns, MATE, TB_WIN, TB_WIN_SHOWN};
+use static_eval::StaticEval;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -157,8 +159,8 @@ impl Default for Frame {
 struct Worker {
     tt: Arc<TranspositionTable>,
     tb: TbAccess,
-    /// The evaluation with this thread's own pawn hash table.
-    evaluator: Evaluator,
+    /// The evaluation, with this thread's own accumulators or pawn hash table.
+    evaluator: StaticEval,
     history: History,
     correction: Correction,
     reductions: Reductions,
@@ -210,7 +212,10 @@ impl Default for Searcher {
 impl Searcher {
     pub fn new(hash_mb: usize) -> Searcher {
         Searcher {
-            main: Worker::new(Arc::new(TranspositionTable::new(hash_mb))),
+            main: Worker::new(
+                Arc::new(TranspositionTable::new(hash_mb)),
+                crate::nnue::embedded(),
+            ),
             helpers: Vec::new(),
             running: Vec::new(),
         }
@@ -223,7 +228,7 @@ impl Searcher {
         let tt = Arc::clone(&self.main.tt);
         self.helpers.truncate(helpers);
         while self.helpers.len() < helpers {
-            let mut helper = Worker::new(Arc::clone(&tt));
+            let mut helper = Worker::new(Arc::clone(&tt), self.network().cloned());
             helper.tb = self.main.tb.clone();
             self.helpers.push(helper);
         }
@@ -237,6 +242,23 @@ impl Searcher {
         for worker in std::iter::once(&mut self.main).chain(self.helpers.iter_mut()) {
             worker.tb.tables = tables.clone();
         }
+    }
+
+    /// Evaluates with `net` from the next search on (`None`: the classical evaluation), in
+    /// every thread. What was learnt with the other evaluation (the table's static
+    /// evaluations, the correction history) is forgotten.
+    pub fn set_network(&mut self, net: Option<Arc<Network>>) {
+        self.settle();
+        for worker in std::iter::once(&mut self.main).chain(self.helpers.iter_mut()) {
+            worker.evaluator.set_network(net.clone());
+        }
+        self.clear();
+    }
+
+    /// The net the search evaluates with; `None` for the classical evaluation. A new
+    /// searcher has the embedded net, if the build has one.
+    pub fn network(&self) -> Option<&Arc<Network>> {
+        self.main.evaluator.network()
     }
 
     pub fn tablebase(&self) -> Option<&Tablebase> {
@@ -339,11 +361,11 @@ impl Searcher {
 }
 
 impl Worker {
-    fn new(tt: Arc<TranspositionTable>) -> Worker {
+    fn new(tt: Arc<TranspositionTable>, net: Option<Arc<Network>>) -> Worker {
         Worker {
             tt,
             tb: TbAccess::none(),
-            evaluator: Evaluator::new(),
+            evaluator: StaticEval::new(net),
             history: History::default(),
             correction: Correction::default(),
             reductions: Reductions::new(),
@@ -429,6 +451,59 @@ mod tests {
             ..Default::default()
         };
         searcher.search(&pos, &params, &mut FixedLimits::new(None, None))
+    }
+
+    fn random_network(seed: u64) -> Arc<Network> {
+        use crate::nnue::format::Activation;
+        let file = crate::nnue::network::tests::random_net(64, Activation::SCReLU, seed);
+        Arc::new(Network::new(&file))
+    }
+
+    fn depth_search(searcher: &mut Searcher, pos: &Position, depth: u32) -> SearchResult {
+        let params = SearchParams {
+            max_depth: Some(depth),
+            ..Default::default()
+        };
+        searcher.search(pos, &params, &mut FixedLimits::new(None, None))
+    }
+
+    #[test]
+    fn a_search_with_a_net_reaches_its_depth_with_a_legal_move_in_every_thread() {
+        let fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
+        let pos = Position::from_fen(fen).unwrap();
+        let classical = depth_search(&mut Searcher::new(8), &pos, 6);
+        let net = random_network(17);
+        let mut searcher = Searcher::new(8);
+        searcher.set_network(Some(Arc::clone(&net)));
+        // One thread: a deterministic search, whose score is the net's opinion, not the
+        // classical one.
+        let one_thread = depth_search(&mut searcher, &pos, 6);
+        assert_ne!(one_thread.score, classical.score);
+        assert_eq!(searcher.main.evaluator.unentered, 0);
+
+        searcher.set_threads(2);
+        searcher.set_network(Some(Arc::clone(&net)));
+        searcher.set_threads(3);
+        let threads = std::iter::once(&searcher.main).chain(&searcher.helpers);
+        assert!(threads
+            .map(|w| w.evaluator.network())
+            .all(|n| n.is_some_and(|n| Arc::ptr_eq(n, &net))));
+        let with_net = depth_search(&mut searcher, &pos, 6);
+        assert_eq!(with_net.depth, 6);
+        assert!(pos.legal_moves().iter().any(|&m| Some(m) == with_net.best));
+        // Every evaluated node was entered at its ply first, in every thread.
+        assert!(searcher.nodes() > 1000);
+        let threads = std::iter::once(&searcher.main).chain(&searcher.helpers);
+        assert_eq!(threads.map(|w| w.evaluator.unentered).sum::<u64>(), 0);
+
+        searcher.set_threads(1);
+        searcher.set_network(None);
+        assert!(searcher.network().is_none());
+        let back = depth_search(&mut searcher, &pos, 6);
+        assert_eq!(
+            (back.score, back.best, back.nodes),
+            (classical.score, classical.best, classical.nodes)
+        );
     }
 
     #[test]

@@ -275,6 +275,7 @@ impl Worker {
         if depth <= 0 {
             return self.quiescence(pos, alpha, beta, ply, true, hook);
         }
+        self.evaluator.enter(ply, pos);
         if let Some(score) = self.ends_on_entry(pos, ply, in_check, hook) {
             return score;
         }
@@ -403,7 +404,7 @@ impl Worker {
             }
         }
         if ply >= MAX_PLY {
-            return Some(self.evaluator.evaluate(pos));
+            return Some(self.evaluator.evaluate(pos, ply));
         }
         None
     }
@@ -488,7 +489,7 @@ impl Worker {
         let raw = match tt_hit {
             _ if in_check => NO_EVAL,
             Some(hit) if hit.eval != NO_EVAL => hit.eval,
-            _ => self.evaluator.evaluate(pos),
+            _ => self.evaluator.evaluate(pos, ply),
         };
         let static_eval = self.corrected(pos, raw);
         self.frame(ply).static_eval = static_eval;
@@ -894,7 +895,7 @@ mod tests {
 
     #[test]
     fn repetition_and_fifty_moves_are_draws() {
-        let mut searcher = Worker::new(Arc::new(TranspositionTable::new(1)));
+        let mut searcher = Worker::new(Arc::new(TranspositionTable::new(1)), None);
         let pos = Position::from_fen("4k3/8/8/8/8/8/R7/4K3 w - - 6 40").unwrap();
         // The same position four plies back, inside the search tree: a repetition.
         searcher.keys = vec![pos.key(), 1, 2, 3];

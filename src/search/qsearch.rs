@@ -28,12 +28,13 @@ impl Worker {
         hook: &mut dyn SearchHook,
     ) -> i32 {
         self.pv_len[ply] = 0;
+        self.evaluator.enter(ply, pos);
         if self.enter_node(hook) {
             return 0;
         }
         self.seldepth = self.seldepth.max(ply as u32);
         if ply >= MAX_PLY {
-            return self.evaluator.evaluate(pos);
+            return self.evaluator.evaluate(pos, ply);
         }
         let key = pos.key();
         let in_check = pos.in_check();
@@ -57,7 +58,7 @@ impl Worker {
         if !in_check {
             raw_eval = match tt_hit {
                 Some(hit) if hit.eval != NO_EVAL => hit.eval,
-                _ => self.evaluator.evaluate(pos),
+                _ => self.evaluator.evaluate(pos, ply),
             };
             stand_pat = self.corrected(pos, raw_eval);
             if stand_pat >= beta {

@@ -40,6 +40,7 @@ impl Worker {
         self.keys.extend_from_slice(&params.history);
         self.root_index = self.keys.len();
         self.null_floor = 0;
+        self.evaluator.new_search();
 
         let mut root_moves: Vec<(Move, i32)> = root
             .legal_moves()
@@ -306,12 +307,13 @@ impl Worker {
         self.pv_len[0] = 0;
         self.nodes += 1;
         self.keys.push(root.key());
+        self.evaluator.enter(0, root);
         let us = root.side_to_move();
         let in_check = root.in_check();
         self.frame(0).static_eval = if in_check {
             NO_EVAL
         } else {
-            self.evaluator.evaluate(root)
+            self.evaluator.evaluate(root, 0)
         };
         let mut completed = true;
         let mut proven = 0;

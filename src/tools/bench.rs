@@ -3,8 +3,10 @@
 //! to the search that changes it is visible. Nodes per second is the speed figure.
 
 use crate::chess::Position;
+use crate::nnue::Network;
 use crate::search::{FixedLimits, SearchParams, Searcher};
 use std::io::Write;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub const DEFAULT_DEPTH: u32 = 9;
@@ -94,9 +96,21 @@ impl std::fmt::Display for BenchResult {
 }
 
 /// Searches every position to `depth` from a cleared state, writing a line per position
-/// to `out` when `verbose`.
+/// to `out` when `verbose`; with the embedded net if the build has one.
 pub fn run(depth: u32, threads: usize, out: &mut dyn Write, verbose: bool) -> BenchResult {
+    run_with(depth, threads, crate::nnue::embedded(), out, verbose)
+}
+
+/// [`run`] evaluating with `net` (`None`: the classical evaluation).
+pub fn run_with(
+    depth: u32,
+    threads: usize,
+    net: Option<Arc<Network>>,
+    out: &mut dyn Write,
+    verbose: bool,
+) -> BenchResult {
     let mut searcher = Searcher::new(HASH_MB);
+    searcher.set_network(net);
     searcher.set_threads(threads);
     let mut nodes = 0;
     let start = Instant::now();

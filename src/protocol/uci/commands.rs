@@ -25,6 +25,8 @@ pub enum UciCommand {
     Stop,
     PonderHit,
     Quit,
+    /// Not UCI: the static evaluation of the current position, for a person (as in xboard).
+    Eval,
 }
 
 /// The limits and modes of a `go` command. Times are in milliseconds on the wire.
@@ -254,6 +256,7 @@ impl UciCommand {
             "stop" => Stop,
             "ponderhit" => PonderHit,
             "quit" => Quit,
+            "eval" => Eval,
             _ => return Err(format!("unknown command: {line}")),
         })
     }

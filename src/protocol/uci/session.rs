@@ -121,6 +121,13 @@ impl UciSession {
             Ok(UciCommand::Position { fen, moves }) => front.set_position(fen.as_deref(), &moves),
             Ok(UciCommand::Go(params)) => self.go(params),
             Ok(UciCommand::Quit) => front.engine.io.quit = true,
+            Ok(UciCommand::Eval) => {
+                let net = front.engine.net_eval();
+                let pos = front.engine.game.position();
+                for line in crate::protocol::xboard::terminal::eval_lines(pos, net.as_ref()) {
+                    front.engine.send(&line);
+                }
+            }
             // No search to stop or to turn into ours; nothing to register or debug.
             Ok(UciCommand::Stop | UciCommand::PonderHit | UciCommand::Debug) => {}
             Ok(UciCommand::Register) => {}

@@ -541,7 +541,11 @@ impl Session {
                 self.send_lines(lines);
             }
             Command::Moves => self.send_lines(terminal::move_lines(self.engine.game.position())),
-            Command::Eval => self.send_lines(terminal::eval_lines(self.engine.game.position())),
+            Command::Eval => {
+                let net = self.engine.net_eval();
+                let lines = terminal::eval_lines(self.engine.game.position(), net.as_ref());
+                self.send_lines(lines);
+            }
             Command::Fen => {
                 let fen = self.engine.game.position().to_fen();
                 self.send(&fen);

@@ -2,6 +2,7 @@
 //! replies to commands no GUI sends, so nothing a GUI relies on changes.
 
 use crate::chess::{Color, File, Move, Position, Rank, Square};
+use crate::engine::NetEval;
 use crate::eval::breakdown;
 
 /// Every command with a one-line description, for `help`.
@@ -174,9 +175,26 @@ pub fn move_lines(pos: &Position) -> Vec<String> {
     lines
 }
 
-/// The static evaluation term by term (see `eval::Breakdown::lines`).
-pub fn eval_lines(pos: &Position) -> Vec<String> {
-    breakdown(pos).lines()
+/// `eval` (both protocols): the classical evaluation term by term (see
+/// `eval::Breakdown::lines`), then, when a net is loaded, which net and its score.
+pub fn eval_lines(pos: &Position, net: Option<&NetEval>) -> Vec<String> {
+    let mut lines = breakdown(pos).lines();
+    if let Some(net) = net {
+        let unused = if net.in_use {
+            ""
+        } else {
+            "; not in use (UseNNUE is off)"
+        };
+        lines.push(format!(
+            "{:<20} {}: {} hidden neurons, {:?}{unused}",
+            "net", net.name, net.hidden, net.activation
+        ));
+        lines.push(format!(
+            "{:<20}{:>9} side to move (centipawns)",
+            "NNUE", net.score
+        ));
+    }
+    lines
 }
 
 #[cfg(test)]

@@ -1,0 +1,111 @@
+//! The static evaluation a search thread uses: the net when one is in use, with its
+//! accumulators kept by ply, else the classical evaluation with its pawn hash table.
+
+use super::MAX_PLY;
+use crate::chess::Position;
+use crate::eval::Evaluator;
+use crate::nnue::accumulator::placement;
+use crate::nnue::{AccumulatorStack, Network};
+use std::sync::Arc;
+
+pub(super) struct StaticEval {
+    classical: Evaluator,
+    net: Option<(Arc<Network>, AccumulatorStack)>,
+    /// Evaluations of a position that was not the one entered at its ply (a search path
+    /// that skipped `enter`): put right, and counted so that tests can see there are none.
+    pub(super) unentered: u64,
+}
+
+impl StaticEval {
+    pub(super) fn new(net: Option<Arc<Network>>) -> StaticEval {
+        let mut eval = StaticEval {
+            classical: Evaluator::new(),
+            net: None,
+            unentered: 0,
+        };
+        eval.set_network(net);
+        eval
+    }
+
+    /// Evaluates with `net` from now on (`None`: the classical evaluation).
+    pub(super) fn set_network(&mut self, net: Option<Arc<Network>>) {
+        self.net = net.map(|net| {
+            // Plies 0 to MAX_PLY inclusive: the quiescence search evaluates at MAX_PLY.
+            let stack = AccumulatorStack::new(net.hidden(), MAX_PLY + 1);
+            (net, stack)
+        });
+    }
+
+    pub(super) fn network(&self) -> Option<&Arc<Network>> {
+        self.net.as_ref().map(|(net, _)| net)
+    }
+
+    /// A new search: the accumulators are computed afresh from its root.
+    pub(super) fn new_search(&mut self) {
+        if let Some((_, stack)) = &mut self.net {
+            stack.clear();
+        }
+    }
+
+    /// `pos` is the node at `ply` of the line being searched: every node is entered before
+    /// it or a node below it is evaluated.
+    #[inline(always)]
+    pub(super) fn enter(&mut self, ply: usize, pos: &Position) {
+        if let Some((net, stack)) = &mut self.net {
+            stack.set(ply, pos, net);
+        }
+    }
+
+    /// The static evaluation of `pos`, entered at `ply`, for the side to move. Drawn
+    /// material scores 0 whichever evaluation is used.
+    #[inline(always)]
+    pub(super) fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {
+        match &mut self.net {
+            None => self.classical.evaluate(pos),
+            Some(_) if pos.is_insufficient_material() => 0,
+            Some((net, stack)) => {
+                if *stack.placement(ply) != placement(pos) {
+                    self.unentered += 1;
+                    stack.set(ply, pos, net);
+                }
+                stack.evaluate(net, ply, pos.side_to_move())
+            }
+        }
+    }
+
+    /// Forgets the cached pawn structures.
+    pub(super) fn clear(&mut self) {
+        self.classical.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nnue::format::Activation;
+    use crate::nnue::network::tests::random_net;
+
+    #[test]
+    fn the_net_scores_drawn_material_0_as_the_classical_evaluation_does() {
+        let net = Arc::new(Network::new(&random_net(32, Activation::SCReLU, 8)));
+        let mut eval = StaticEval::new(Some(Arc::clone(&net)));
+        eval.new_search();
+        for (fen, drawn) in [
+            ("8/8/8/4k3/8/8/8/4KN2 w - - 0 1", true),
+            ("8/8/2b5/4k3/8/8/8/4K3 b - - 0 1", true),
+            ("8/8/8/4k3/8/8/8/3RK3 w - - 0 1", false),
+            ("8/8/8/4k3/8/8/3P4/4K3 b - - 0 1", false),
+        ] {
+            let pos = Position::from_fen(fen).unwrap();
+            eval.enter(0, &pos);
+            let expected = if drawn {
+                0
+            } else {
+                crate::nnue::evaluate_from_scratch(&net, &pos)
+            };
+            assert_ne!(crate::nnue::evaluate_from_scratch(&net, &pos), 0, "{fen}");
+            assert_eq!(eval.evaluate(&pos, 0), expected, "{fen}");
+        }
+        assert_eq!(eval.unentered, 0);
+    }
+}
