@@ -17,7 +17,7 @@ pub use network::Network;
 use std::sync::{Arc, OnceLock};
 
 /// The net built into the binary, if one has been trained and committed (a file in
-/// `src/nnue/nets/`, as `Some(include_bytes!("nets/NAME.knue"))`).
+/// `src/nnue/nets/`, as `Some(include_bytes!("nets/NAME.nnue"))`).
 pub const EMBEDDED: Option<&'static [u8]> = None;
 
 /// The embedded net, read once; `None` without one. A damaged embedded net is a build
