@@ -17,11 +17,10 @@ else
     SUFFIX :=
 endif
 
-# EVALFILE is the network OpenBench hands to an engine with one. Kestrel's evaluation has no
-# network yet, so the value is accepted and not used; once there is a net, this is where it
-# will be passed on to the build (build.rs reading it from the environment).
+# EVALFILE is the network OpenBench hands to an engine with one: it is embedded in place of
+# the committed net (src/nnue/nets/kestrel-1.nnue), through build.rs's KESTREL_EVALFILE.
 ifneq ($(EVALFILE),)
-    $(info EVALFILE=$(EVALFILE) is not used: Kestrel has no evaluation network yet)
+    export KESTREL_EVALFILE := $(EVALFILE)
 endif
 
 # Older OpenBench clients also pass CC=<the engine's compiler> (here: cargo). It means nothing

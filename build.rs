@@ -1,4 +1,5 @@
-//! Builds the magic-bitboard tables for sliding attacks at compile time.
+//! Builds the magic-bitboard tables for sliding attacks at compile time, and says which net
+//! file the binary embeds.
 //!
 //! For every square and both slider kinds it finds a magic multiplier that maps each
 //! relevant-blocker subset to a table slot without destructive collisions, then writes the
@@ -129,8 +130,26 @@ fn find_magics(dirs: &[(i8, i8)], rng: &mut Rng, table: &mut Vec<u64>) -> Vec<Fo
     found
 }
 
+/// The net the binary embeds: `KESTREL_EVALFILE` when set (OpenBench's `make EVALFILE=`),
+/// else the committed one. Its path reaches the source as `KESTREL_NET`.
+fn embedded_net() {
+    println!("cargo:rerun-if-env-changed=KESTREL_EVALFILE");
+    let path = match env::var("KESTREL_EVALFILE") {
+        Ok(file) if !file.is_empty() => {
+            fs::canonicalize(&file).unwrap_or_else(|e| panic!("KESTREL_EVALFILE={file}: {e}"))
+        }
+        _ => Path::new(&env::var("CARGO_MANIFEST_DIR").unwrap()).join(DEFAULT_NET),
+    };
+    println!("cargo:rerun-if-changed={}", path.display());
+    println!("cargo:rustc-env=KESTREL_NET={}", path.display());
+}
+
+/// The committed net (see its manifest beside it).
+const DEFAULT_NET: &str = "src/nnue/nets/kestrel-1.nnue";
+
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    embedded_net();
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let mut table = Vec::new();
     let rooks = find_magics(&ROOK_DIRS, &mut rng, &mut table);

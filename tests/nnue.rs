@@ -231,8 +231,10 @@ fn use_nnue_off_plays_the_classical_evaluation_and_the_net_stays_loaded() {
     assert_ne!(with_net, classical);
     assert_eq!(with_net, again);
 
-    // The classical score is the one of an engine that never saw a net.
+    // The classical score is the one of an engine that never used a net (whether or not the
+    // build embeds one).
     let mut plain = Engine::started_uci();
+    plain.send("setoption name UseNNUE value false");
     plain.send(&format!("position fen {FEN}"));
     assert_eq!(depth_one(&mut plain).1, classical);
 }

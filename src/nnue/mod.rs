@@ -16,9 +16,10 @@ pub use format::{NetError, NetFile};
 pub use network::Network;
 use std::sync::{Arc, OnceLock};
 
-/// The net built into the binary, if one has been trained and committed (a file in
-/// `src/nnue/nets/`, as `Some(include_bytes!("nets/NAME.nnue"))`).
-pub const EMBEDDED: Option<&'static [u8]> = None;
+/// The net built into the binary: `src/nnue/nets/kestrel-1.nnue` (its manifest beside it),
+/// or the file `KESTREL_EVALFILE` names at build time (build.rs). `None` would make the
+/// classical evaluation the default again.
+pub const EMBEDDED: Option<&'static [u8]> = Some(include_bytes!(env!("KESTREL_NET")));
 
 /// The embedded net, read once; `None` without one. A damaged embedded net is a build
 /// error in all but name: it panics with the reason.

@@ -471,7 +471,9 @@ mod tests {
     fn a_search_with_a_net_reaches_its_depth_with_a_legal_move_in_every_thread() {
         let fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
         let pos = Position::from_fen(fen).unwrap();
-        let classical = depth_search(&mut Searcher::new(8), &pos, 6);
+        let mut plain = Searcher::new(8);
+        plain.set_network(None);
+        let classical = depth_search(&mut plain, &pos, 6);
         let net = random_network(17);
         let mut searcher = Searcher::new(8);
         searcher.set_network(Some(Arc::clone(&net)));
