@@ -246,8 +246,12 @@ fn hit_after_the_ponder_search_has_finished_still_moves_at_once() {
     });
     e.send("hint");
     let hint = e.expect_prefix("Hint: ", 5 * SEC)["Hint: ".len()..].to_string();
+    // The engine answers `ping` between root moves, so a pong can come before the last
+    // depth-4 line: each sync is preceded by a pause in which a running search of a few
+    // hundred nodes ends.
     let deadline = Instant::now() + 20 * SEC;
     for n in 1.. {
+        std::thread::sleep(Duration::from_millis(100));
         let lines = sync_no_move(&mut e, n, "ponder search at sd 4");
         let depths: Vec<u32> = lines.iter().filter_map(|l| thinking_depth(l)).collect();
         assert!(depths.iter().all(|&d| d == 4), "past sd 4: {lines:?}");
@@ -255,7 +259,6 @@ fn hit_after_the_ponder_search_has_finished_still_moves_at_once() {
             break;
         }
         assert!(Instant::now() < deadline, "ponder search did not end");
-        std::thread::sleep(Duration::from_millis(100));
     }
     e.send("time 1000");
     e.send("otim 1000");
