@@ -60,15 +60,6 @@ pub struct Features {
     pub theirs: [u16; 32],
 }
 
-const ROLES: [Role; 6] = [
-    Role::Pawn,
-    Role::Knight,
-    Role::Bishop,
-    Role::Rook,
-    Role::Queen,
-    Role::King,
-];
-
 impl PackedPosition {
     /// Packs `pos` with the search score (centipawns, White's view; clamped to what an i16
     /// holds) and the game's result.
@@ -110,16 +101,7 @@ impl PackedPosition {
     /// Parses a text data line, `FEN | score | result` (score and result from White's view,
     /// the result `1.0`, `0.5` or `0.0`).
     pub fn parse_line(line: &str) -> Result<PackedPosition, String> {
-        let mut fields = line.split('|').map(str::trim);
-        let (Some(fen), Some(score), Some(result), None) =
-            (fields.next(), fields.next(), fields.next(), fields.next())
-        else {
-            return Err("expected `FEN | score | result`".to_string());
-        };
-        let pos = Position::from_fen(fen).map_err(|e| format!("bad FEN: {e}"))?;
-        let score: i32 = score
-            .parse()
-            .map_err(|_| format!("bad score {score:?} (centipawns expected)"))?;
+        let (pos, score, result) = split_line(line)?;
         let result = match result {
             "1.0" | "1" | "[1.0]" => GameResult::WhiteWins,
             "0.5" | "1/2" | "[0.5]" => GameResult::Draw,
@@ -202,7 +184,7 @@ impl PackedPosition {
             i += 1;
             Some(PackedPiece {
                 theirs: code & 8 != 0,
-                role: ROLES[(code & 7).min(5) as usize],
+                role: Role::ALL[(code & 7).min(5) as usize],
                 square: Square::new(square),
             })
         })
@@ -240,6 +222,22 @@ impl PackedPosition {
         features.len = i;
         features
     }
+}
+
+/// The fields of a text data line, `FEN | score | result`: the position, the score in
+/// centipawns and the result as written (each reader has its own result forms).
+pub fn split_line(line: &str) -> Result<(Position, i32, &str), String> {
+    let mut fields = line.split('|').map(str::trim);
+    let (Some(fen), Some(score), Some(result), None) =
+        (fields.next(), fields.next(), fields.next(), fields.next())
+    else {
+        return Err("expected `FEN | score | result`".to_string());
+    };
+    let pos = Position::from_fen(fen).map_err(|e| format!("bad FEN: {e}"))?;
+    let score: i32 = score
+        .parse()
+        .map_err(|_| format!("bad score `{score}` (an integer in centipawns)"))?;
+    Ok((pos, score, result))
 }
 
 /// What a conversion did.
@@ -421,7 +419,7 @@ mod tests {
                 .map(|(code, square)| {
                     let color = if code & 8 == 0 { us } else { !us };
                     let square = Square::new(square).relative_to(us);
-                    (color, ROLES[code as usize & 7], square)
+                    (color, Role::ALL[code as usize & 7], square)
                 })
                 .collect();
             placement.sort_by_key(|p| p.2.index());

@@ -98,16 +98,7 @@ fn parse_line(line: &str) -> Result<Option<(Position, i32, f64)>, String> {
     if line.is_empty() || line.starts_with('#') {
         return Ok(None);
     }
-    let mut fields = line.split('|').map(str::trim);
-    let (Some(fen), Some(score), Some(result), None) =
-        (fields.next(), fields.next(), fields.next(), fields.next())
-    else {
-        return Err("expected `FEN | score | result`".to_string());
-    };
-    let pos = Position::from_fen(fen).map_err(|e| format!("bad FEN: {e}"))?;
-    let score: i32 = score
-        .parse()
-        .map_err(|_| format!("bad score `{score}` (an integer in centipawns)"))?;
+    let (pos, score, result) = super::data::split_line(line)?;
     let result = match result {
         "1-0" => 1.0,
         "0-1" => 0.0,
