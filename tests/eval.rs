@@ -80,26 +80,9 @@ fn positions() -> Vec<(String, Position)> {
 /// and its mirror, each side seeing its own pieces as its own, up the board.
 #[test]
 fn the_net_evaluation_is_colour_symmetric() {
-    use kestrel::nnue::format::{Activation, NetFile, INPUTS};
+    use kestrel::nnue::format::Activation;
     use kestrel::nnue::{evaluate_from_scratch, Network};
-    let mut rng = kestrel::rng::Rng::new(99);
-    let mut v = |n: usize, range: u64| -> Vec<i16> {
-        (0..n)
-            .map(|_| (rng.below(2 * range + 1) as i64 - range as i64) as i16)
-            .collect()
-    };
-    let hidden = 32;
-    let net = Network::new(&NetFile {
-        hidden,
-        activation: Activation::SCReLU,
-        qa: 255,
-        qb: 64,
-        scale: 400,
-        feature_weights: v(INPUTS * hidden, 60),
-        feature_bias: v(hidden, 100),
-        output_weights: v(2 * hidden, 100),
-        output_bias: 500,
-    });
+    let net = Network::new(&common::random_net(32, Activation::SCReLU, 99));
     let mut scores = std::collections::HashSet::new();
     for (fen, pos) in positions() {
         let m = mirror(&fen);

@@ -5,36 +5,14 @@
 
 mod common;
 
-use common::{uci_info, Engine};
+use common::{random_net, uci_info, Engine};
 use kestrel::chess::Position;
-use kestrel::nnue::format::{Activation, NetFile, INPUTS};
+use kestrel::nnue::format::{Activation, NetFile};
 use kestrel::nnue::{evaluate_from_scratch, Network};
-use kestrel::rng::Rng;
 use std::path::PathBuf;
 use std::time::Duration;
 
 const SEC: Duration = Duration::from_secs(1);
-
-/// A net of random weights in a trained net's range.
-fn random_net(hidden: usize, activation: Activation, seed: u64) -> NetFile {
-    let mut rng = Rng::new(seed);
-    let mut v = |n: usize, range: u64| {
-        (0..n)
-            .map(|_| (rng.below(2 * range + 1) as i64 - range as i64) as i16)
-            .collect::<Vec<_>>()
-    };
-    NetFile {
-        hidden,
-        activation,
-        qa: 255,
-        qb: 64,
-        scale: 400,
-        feature_weights: v(INPUTS * hidden, 60),
-        feature_bias: v(hidden, 100),
-        output_weights: v(2 * hidden, 100),
-        output_bias: 1000,
-    }
-}
 
 /// A directory of this test's own, with two good nets and some bad files.
 struct Nets {

@@ -415,3 +415,28 @@ impl Engine {
         }
     }
 }
+
+use kestrel::nnue::format::{Activation, NetFile, INPUTS};
+use kestrel::rng::Rng;
+
+/// A net of random weights in a trained net's range (accumulators far from overflowing
+/// i16), for the tests of net loading and evaluation.
+pub fn random_net(hidden: usize, activation: Activation, seed: u64) -> NetFile {
+    let mut rng = Rng::new(seed);
+    let mut v = |n: usize, range: u64| {
+        (0..n)
+            .map(|_| (rng.below(2 * range + 1) as i64 - range as i64) as i16)
+            .collect::<Vec<_>>()
+    };
+    NetFile {
+        hidden,
+        activation,
+        qa: 255,
+        qb: 64,
+        scale: 400,
+        feature_weights: v(INPUTS * hidden, 60),
+        feature_bias: v(hidden, 100),
+        output_weights: v(2 * hidden, 100),
+        output_bias: 1000,
+    }
+}
