@@ -1,19 +1,22 @@
 //! Kestrel: a chess engine for the xboard (CECP v2) and UCI protocols, with the offline tools
-//! that measure and train it.
+//! that measure and train it. Each module owns one concern and reaches only the ones below it:
+//! the rules know nothing of evaluation or search, the search nothing of protocols, the
+//! engine no protocol's words, and the protocols no engine state of their own.
 //!
 //! * `chess`: the rules (position, move generation, FEN, notation, perft). Pure.
-//! * `eval`: static evaluation.
-//! * `search`: iterative deepening alpha-beta, lazy SMP, the transposition table.
+//! * `eval`: the classical evaluation (its terms, tuned weights and `eval`'s explanation).
+//! * `nnue`: the network evaluation and its net file format; the search plays with it.
+//! * `search`: iterative deepening alpha-beta, lazy SMP, the transposition table, Syzygy.
 //! * `engine`: what both protocols share: the game, the options, the clock and time limits,
 //!   running a search with a hook that reads input while it thinks.
 //! * `protocol`: the input thread and the two front ends on the engine, xboard and UCI.
 //! * `book`: Polyglot opening books (keys, reading, the weighted choice).
 //! * `tablebase`: Syzygy endgame tablebases (through pyrrhic-rs).
 //! * `game`: a game in progress: moves, history for undo and repetitions, results.
-//! * `nnue`: the network evaluation and its net file format.
 //! * `memory`: the memory of the big hash tables (huge pages, mapping, zeroing by threads).
 //! * `rng`: the small deterministic random number generator (book choices, self-play).
-//! * `tools`: the offline tools: bench, EPD suites, datagen, the tuner, hashed perft.
+//! * `tools`: the offline tools, never part of a session: bench, EPD suites, perft (plain
+//!   and hashed), datagen, the training record, the NNUE trainer and the evaluation tuner.
 
 pub mod book;
 pub mod chess;
