@@ -1,7 +1,8 @@
 //! The network evaluation through the real binary: `EvalFile` loads a net in both protocols
 //! (`eval` then shows the net's score, which is the library's for that net), a bad file is
 //! refused with the reason and the net in use stays, `UseNNUE` switches back to the classical
-//! evaluation, and a search with a net plays a legal move.
+//! evaluation, a search with a net plays a legal move, and `make EVALFILE=` embeds the very
+//! net `EvalFile` loads.
 
 mod common;
 
@@ -264,4 +265,75 @@ fn both_protocols_announce_eval_file_and_use_nnue() {
     assert!(features
         .iter()
         .any(|l| l.contains("option=\"UseNNUE -check 1\"")));
+}
+
+/// The `NNUE` score `eval` gives for each of `fens` (and the `net` line of the first).
+fn net_scores(e: &mut Engine, fens: &[&str]) -> (String, Vec<i32>) {
+    e.send("force");
+    let mut net_line = String::new();
+    let mut scores = Vec::new();
+    for fen in fens {
+        e.send(&format!("setboard {fen}"));
+        let (line, score) = eval_net_lines(e, true);
+        net_line = line.expect("a net line");
+        scores.push(score.expect("an NNUE score"));
+    }
+    (net_line, scores)
+}
+
+#[test]
+fn make_evalfile_embeds_the_net_the_eval_file_option_loads() {
+    // OpenBench builds an engine with `make EXE=<name> EVALFILE=<net>`. Built so, the binary
+    // must evaluate as the usual one does after `option EvalFile=<net>`.
+    let nets = Nets::write("make");
+    let (path, net) = &nets.first;
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let exe = nets.dir.join("kestrel-evalfile");
+    // A target directory of its own (kept between runs, so a second run is quick): the
+    // embedded net differs, so the build must not replace the binary the other tests run.
+    let target = root.join("target").join("make-evalfile");
+    let output = std::process::Command::new("make")
+        .current_dir(&root)
+        .arg(format!("EXE={}", exe.display()))
+        .arg(format!("EVALFILE={}", path.display()))
+        .env("CARGO_TARGET_DIR", &target)
+        .env(
+            "CARGO",
+            std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()),
+        )
+        .output()
+        .expect("make is installed");
+    assert!(
+        output.status.success(),
+        "make failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    let fens = [
+        FEN,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "8/3k4/4p3/R4p2/2P2K2/4P3/P7/8 b - - 4 58",
+    ];
+    let mut built = Engine::start_binary(&exe, &[]);
+    built.handshake();
+    let (built_net, built_scores) = net_scores(&mut built, &fens);
+    assert!(
+        built_net.contains("<embedded>") && built_net.contains(&format!("{} hidden", net.hidden)),
+        "{built_net}"
+    );
+
+    let mut usual = Engine::started();
+    usual.send(&format!("option EvalFile={}", path.display()));
+    usual.sync(1);
+    let (usual_net, usual_scores) = net_scores(&mut usual, &fens);
+    assert!(
+        usual_net.contains(&path.display().to_string()),
+        "{usual_net}"
+    );
+    assert_eq!(built_scores, usual_scores);
+    let library: Vec<i32> = fens.iter().map(|f| library_score(net, f)).collect();
+    assert_eq!(built_scores, library);
+    // Not the committed net's scores: the build really took the file.
+    let mut committed = Engine::started();
+    assert_ne!(net_scores(&mut committed, &fens).1, built_scores);
 }

@@ -120,6 +120,11 @@ impl Engine {
         // the build before a fix, or on a deliberately broken one).
         let binary = std::env::var("KESTREL_TEST_BINARY")
             .unwrap_or_else(|_| env!("CARGO_BIN_EXE_kestrel").to_string());
+        Engine::start_binary(std::path::Path::new(&binary), args)
+    }
+
+    /// The engine built at `binary` (e.g. by `make`), with `args`.
+    pub fn start_binary(binary: &std::path::Path, args: &[&str]) -> Engine {
         let mut child = Command::new(binary)
             .args(args)
             .stdin(Stdio::piped())
