@@ -93,12 +93,20 @@ enum Command {
     /// score | result`, White's view, or bullet's 32-byte records). The same seed writes the
     /// same file for any thread count.
     Datagen {
-        /// Games to play.
+        /// Games of the run (game indices 0 to GAMES - 1).
         #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
         games: u64,
-        /// Nodes per move.
+        /// The first game to play: resumes a stopped run (same seed and settings, same --out)
+        /// from the "next" game its last progress line names.
+        #[arg(long, default_value_t = 0)]
+        first_game: u64,
+        /// Nodes per move (the hard limit).
         #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u64).range(100..))]
         nodes: u64,
+        /// No new iteration starts past this many nodes, so each move's score is a whole
+        /// iteration's; --nodes is then only the cap (e.g. --soft-nodes 5000 --nodes 50000).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(100..))]
+        soft_nodes: Option<u64>,
         /// Games played at once (one search thread each).
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
         threads: u32,
@@ -262,7 +270,9 @@ fn main() -> ExitCode {
         }) => run_epd(&file, time, depth, nodes, threads, hash as usize),
         Some(Command::Datagen {
             games,
+            first_game,
             nodes,
+            soft_nodes,
             threads,
             seed,
             random_plies,
@@ -278,9 +288,19 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
+            if first_game >= games {
+                eprintln!("error: --first-game {first_game} is not below --games {games}");
+                return ExitCode::from(2);
+            }
+            if soft_nodes.is_some_and(|soft| soft > nodes) {
+                eprintln!("error: --soft-nodes must not exceed --nodes (the hard limit)");
+                return ExitCode::from(2);
+            }
             let config = kestrel::tools::datagen::Config {
                 games,
+                first_game,
                 nodes,
+                soft_nodes,
                 threads: threads as usize,
                 seed,
                 random_plies,
@@ -478,7 +498,7 @@ fn run_datagen(config: &kestrel::tools::datagen::Config, out: &std::path::Path) 
     let every = std::time::Duration::from_secs(10);
     match kestrel::tools::datagen::run(config, &mut writer, &mut std::io::stderr(), every) {
         Ok(summary) => {
-            eprintln!("{}", summary.line(config.games));
+            eprintln!("{}", summary.line(config.games - config.first_game));
             eprintln!(
                 "datagen: wrote {} positions to {} in {:.1} s",
                 summary.positions,

@@ -1,5 +1,5 @@
-//! `kestrel convert` and `kestrel datagen --format bullet` through the binary: text data in,
-//! 32-byte training records out.
+//! `kestrel convert` and `kestrel datagen` through the binary: text data in, 32-byte training
+//! records out; a stopped datagen run resumed from its next game; bad ranges refused.
 
 use kestrel::tools::data::PackedPosition;
 use std::path::PathBuf;
@@ -89,4 +89,58 @@ fn datagen_writes_bullet_records_of_the_positions_it_writes_as_text() {
     }
     let _ = std::fs::remove_file(text_path);
     let _ = std::fs::remove_file(bullet);
+}
+
+#[test]
+fn datagen_resumes_from_the_next_game_and_refuses_a_bad_range() {
+    let out = scratch("resumed.txt");
+    let whole = scratch("whole.txt");
+    let run = |games: &str, first: &str, out: &PathBuf| {
+        let (ok, said) = kestrel(&[
+            "datagen",
+            "--games",
+            games,
+            "--first-game",
+            first,
+            "--nodes",
+            "300",
+            "--soft-nodes",
+            "200",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(ok, "{said}");
+        said
+    };
+    // The summary names the game a stopped run would resume from.
+    let said = run("2", "0", &out);
+    assert!(said.contains("2/2 games (next 2)"), "{said}");
+    let said = run("3", "2", &out);
+    assert!(said.contains("1/1 games (next 3)"), "{said}");
+    run("3", "0", &whole);
+    let resumed = std::fs::read_to_string(&out).unwrap();
+    let whole_text = std::fs::read_to_string(&whole).unwrap();
+    assert!(whole_text.lines().count() > 10, "{whole_text}");
+    // Repeats across the parts are left out of the whole run only.
+    assert!(whole_text.lines().all(|l| resumed.contains(l)));
+    assert!(resumed.lines().count() >= whole_text.lines().count());
+
+    for (args, why) in [
+        (
+            ["--games", "3", "--first-game", "3", "--nodes", "300"],
+            "--first-game 3 is not below --games 3",
+        ),
+        (
+            ["--games", "3", "--soft-nodes", "400", "--nodes", "300"],
+            "--soft-nodes must not exceed --nodes",
+        ),
+    ] {
+        let bad = scratch("refused.txt");
+        let (ok, said) =
+            kestrel(&[&["datagen"], &args[..], &["--out", bad.to_str().unwrap()]].concat());
+        assert!(!ok && said.contains(why), "{said}");
+        assert!(!bad.exists(), "nothing is written");
+    }
+    let _ = std::fs::remove_file(out);
+    let _ = std::fs::remove_file(whole);
 }

@@ -402,6 +402,9 @@ impl Worker {
 /// iteration that cannot finish still counts.
 pub struct FixedLimits {
     pub max_nodes: Option<u64>,
+    /// No new iteration starts past this many nodes (the one under way may go on to
+    /// `max_nodes`): a node budget whose score is always a whole iteration's.
+    pub soft_nodes: Option<u64>,
     pub max_time: Option<Duration>,
     pub start: std::time::Instant,
     /// Every report, with the time since the start when it came.
@@ -412,6 +415,7 @@ impl FixedLimits {
     pub fn new(max_nodes: Option<u64>, max_time: Option<Duration>) -> FixedLimits {
         FixedLimits {
             max_nodes,
+            soft_nodes: None,
             max_time,
             start: std::time::Instant::now(),
             reports: Vec::new(),
@@ -429,7 +433,7 @@ impl SearchHook for FixedLimits {
         self.out_of_budget(nodes)
     }
     fn may_start_iteration(&mut self, _depth: u32, nodes: u64) -> bool {
-        !self.out_of_budget(nodes)
+        !self.out_of_budget(nodes) && self.soft_nodes.is_none_or(|soft| nodes < soft)
     }
     fn may_search_next_root_move(&mut self, nodes: u64, _dropped: bool) -> bool {
         !self.out_of_budget(nodes)

@@ -16,7 +16,11 @@
 //!
 //! Game `i` depends only on the seed and `i` (its own random stream, a cleared searcher, one
 //! search thread), and games are written in index order whatever thread played them: the
-//! same seed writes the same file, for any thread count.
+//! same seed writes the same file, for any thread count. So a run is resumed by running it
+//! again from the first game it did not write (`first_game`), appending to its file.
+//!
+//! A position already written in the run (the same key) is not written again: openings and
+//! endings repeat across games, and a repeated position would weigh more in training.
 
 use crate::chess::{Color, Position};
 use crate::game::{Game, GameResult};
@@ -24,7 +28,7 @@ use crate::rng::Rng;
 use crate::search::movepick::is_quiet;
 use crate::search::{is_mate_score, FixedLimits, SearchParams, Searcher};
 use crate::tools::data::{DataFormat, PackedPosition};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
@@ -46,9 +50,15 @@ const OPENING_MAX_SCORE: i32 = 400;
 /// How to generate.
 #[derive(Clone, Debug)]
 pub struct Config {
+    /// Games of the run: indices `first_game..games`.
     pub games: u64,
-    /// Node budget of each move's search.
+    /// The first game to play (0, or where a stopped run left off).
+    pub first_game: u64,
+    /// Node budget of each move's search (the hard limit).
     pub nodes: u64,
+    /// With it, no new iteration starts past this many nodes, so each move's score is a
+    /// whole iteration's (and `nodes` is only the cap).
+    pub soft_nodes: Option<u64>,
     pub threads: usize,
     pub seed: u64,
     /// Uniformly random plies after the opening.
@@ -82,9 +92,20 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
-    /// The game's training positions, as lines or records.
-    pub fn write(&self, out: &mut dyn Write, format: DataFormat) -> io::Result<()> {
+    /// The game's training positions not in `written` (keys of the run's positions so far),
+    /// as lines or records; they join `written`. Returns how many were written.
+    pub fn write_new(
+        &self,
+        out: &mut dyn Write,
+        format: DataFormat,
+        written: &mut HashSet<u64>,
+    ) -> io::Result<u64> {
+        let mut count = 0;
         for (pos, score) in &self.positions {
+            if !written.insert(pos.key()) {
+                continue;
+            }
+            count += 1;
             match format {
                 DataFormat::Text => {
                     let fen = pos.to_fen();
@@ -95,7 +116,7 @@ impl GameRecord {
                 }
             }
         }
-        Ok(())
+        Ok(count)
     }
 }
 
@@ -136,26 +157,28 @@ fn start_position(config: &Config, rng: &mut Rng, searcher: &mut Searcher) -> Ga
             continue;
         }
         searcher.clear();
-        let score = search(searcher, &game, config.nodes).1;
+        let score = search(searcher, &game, config).1;
         if score.abs() <= OPENING_MAX_SCORE {
             return game;
         }
     }
 }
 
-/// The best move and its score (side to move's view) at `nodes`.
-fn search(searcher: &mut Searcher, game: &Game, nodes: u64) -> (Option<crate::chess::Move>, i32) {
+/// The best move and its score (side to move's view) within the node budget.
+fn search(
+    searcher: &mut Searcher,
+    game: &Game,
+    config: &Config,
+) -> (Option<crate::chess::Move>, i32) {
     let params = SearchParams {
         history: game.history_keys(),
         stop_on_mate: true,
         instant_single_reply: true,
         ..SearchParams::default()
     };
-    let result = searcher.search(
-        game.position(),
-        &params,
-        &mut FixedLimits::new(Some(nodes), None),
-    );
+    let mut limits = FixedLimits::new(Some(config.nodes), None);
+    limits.soft_nodes = config.soft_nodes;
+    let result = searcher.search(game.position(), &params, &mut limits);
     (result.best, result.score)
 }
 
@@ -175,7 +198,7 @@ pub fn play_game(config: &Config, searcher: &mut Searcher, index: u64) -> GameRe
         if plies >= MAX_PLIES {
             break (GameResult::Draw, true);
         }
-        let (best, score) = search(searcher, &game, config.nodes);
+        let (best, score) = search(searcher, &game, config);
         let Some(best) = best else {
             // Only reachable with no legal move, which `outcome` has already caught.
             break (GameResult::Draw, true);
@@ -226,7 +249,12 @@ pub fn play_game(config: &Config, searcher: &mut Searcher, index: u64) -> GameRe
 #[derive(Clone, Debug, Default)]
 pub struct Summary {
     pub games: u64,
+    /// The next game to play: where a run stopped now would resume (`--first-game`).
+    pub next_game: u64,
+    /// Positions written.
     pub positions: u64,
+    /// Positions kept by a game but not written, having been written before in the run.
+    pub duplicates: u64,
     pub white_wins: u64,
     pub draws: u64,
     pub black_wins: u64,
@@ -236,9 +264,10 @@ pub struct Summary {
 }
 
 impl Summary {
-    fn add(&mut self, record: &GameRecord) {
+    fn add(&mut self, record: &GameRecord, written: u64) {
         self.games += 1;
-        self.positions += record.positions.len() as u64;
+        self.positions += written;
+        self.duplicates += record.positions.len() as u64 - written;
         self.plies += record.plies as u64;
         self.adjudicated += u64::from(record.adjudicated);
         match record.result {
@@ -252,11 +281,13 @@ impl Summary {
     pub fn line(&self, total_games: u64) -> String {
         let secs = self.elapsed.as_secs_f64().max(1e-9);
         format!(
-            "datagen: {}/{} games, {} positions, {:.1} games/s, {:.0} positions/s, \
-             +{} ={} -{} (white's view), {} adjudicated, {:.0} plies/game",
+            "datagen: {}/{} games (next {}), {} positions ({} repeats left out), {:.1} games/s, \
+             {:.0} positions/s, +{} ={} -{} (white's view), {} adjudicated, {:.0} plies/game",
             self.games,
             total_games,
+            self.next_game,
             self.positions,
+            self.duplicates,
             self.games as f64 / secs,
             self.positions as f64 / secs,
             self.white_wins,
@@ -268,8 +299,8 @@ impl Summary {
     }
 }
 
-/// Plays `config.games` games on `config.threads` threads, writing their positions to
-/// `out` in game order, and a progress line to `progress` every `every`.
+/// Plays games `config.first_game..config.games` on `config.threads` threads, writing their
+/// new positions to `out` in game order, and a progress line to `progress` every `every`.
 pub fn run(
     config: &Config,
     out: &mut dyn Write,
@@ -277,10 +308,13 @@ pub fn run(
     every: Duration,
 ) -> io::Result<Summary> {
     let start = Instant::now();
-    let next_game = AtomicU64::new(0);
+    let next_game = AtomicU64::new(config.first_game);
     let failed = AtomicBool::new(false);
     let (send, receive) = crossbeam_channel::unbounded::<(u64, GameRecord)>();
-    let mut summary = Summary::default();
+    let mut summary = Summary {
+        next_game: config.first_game,
+        ..Summary::default()
+    };
     std::thread::scope(|scope| -> io::Result<()> {
         for _ in 0..config.threads.max(1) {
             let (send, next_game, failed) = (send.clone(), &next_game, &failed);
@@ -301,22 +335,33 @@ pub fn run(
         drop(send);
         // Games finish out of order; write them in index order.
         let mut waiting = BTreeMap::new();
-        let mut next_to_write = 0;
+        let mut written = HashSet::new();
+        let mut next_to_write = config.first_game;
         let mut last_progress = Instant::now();
         for (index, record) in receive {
             waiting.insert(index, record);
             while let Some(record) = waiting.remove(&next_to_write) {
-                if let Err(e) = record.write(out, config.format).and_then(|()| out.flush()) {
-                    failed.store(true, Relaxed);
-                    return Err(e);
+                let new = record
+                    .write_new(out, config.format, &mut written)
+                    .and_then(|n| out.flush().map(|()| n));
+                match new {
+                    Ok(new) => summary.add(&record, new),
+                    Err(e) => {
+                        failed.store(true, Relaxed);
+                        return Err(e);
+                    }
                 }
-                summary.add(&record);
                 next_to_write += 1;
+                summary.next_game = next_to_write;
             }
             if last_progress.elapsed() >= every {
                 last_progress = Instant::now();
                 summary.elapsed = start.elapsed();
-                let _ = writeln!(progress, "{}", summary.line(config.games));
+                let _ = writeln!(
+                    progress,
+                    "{}",
+                    summary.line(config.games - config.first_game)
+                );
             }
         }
         Ok(())
@@ -332,7 +377,9 @@ mod tests {
     fn config(threads: usize, seed: u64) -> Config {
         Config {
             games: 3,
+            first_game: 0,
             nodes: 600,
+            soft_nodes: None,
             threads,
             seed,
             random_plies: 4,
@@ -387,6 +434,92 @@ mod tests {
             let score: i32 = fields[1].parse().unwrap();
             assert!(!is_mate_score(score), "{line}");
             assert!(["1.0", "0.5", "0.0"].contains(&fields[2]), "{line}");
+        }
+    }
+
+    fn key_of(line: &str) -> u64 {
+        Position::from_fen(line.split(" | ").next().unwrap())
+            .unwrap()
+            .key()
+    }
+
+    #[test]
+    fn a_resumed_run_writes_what_the_whole_run_writes() {
+        let whole = generate(&Config {
+            games: 5,
+            ..config(2, 11)
+        });
+        let first = generate(&Config {
+            games: 2,
+            ..config(1, 11)
+        });
+        let rest = generate(&Config {
+            games: 5,
+            first_game: 2,
+            ..config(2, 11)
+        });
+        assert!(first.lines().count() > 10 && rest.lines().count() > 10);
+        // The rest starts at game 2: it holds none of the first part's lines.
+        assert!(rest.lines().all(|l| !first.contains(l)));
+        // The whole run also leaves out the rest's positions that the first part wrote.
+        let seen: HashSet<u64> = first.lines().map(key_of).collect();
+        let joined: Vec<&str> = first
+            .lines()
+            .chain(rest.lines().filter(|l| !seen.contains(&key_of(l))))
+            .collect();
+        assert_eq!(whole.lines().collect::<Vec<_>>(), joined);
+    }
+
+    #[test]
+    fn a_position_is_written_once_in_a_run() {
+        // Without random plies every game from the start position is the same game (a
+        // cleared searcher, one thread each): only the first one's positions are written.
+        let same = Config {
+            games: 3,
+            random_plies: 0,
+            ..config(2, 1)
+        };
+        let mut out = Vec::new();
+        let summary = run(&same, &mut out, &mut io::sink(), Duration::from_secs(3600)).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let one_game = generate(&Config {
+            games: 1,
+            ..same.clone()
+        });
+        assert!(one_game.lines().count() > 10, "{one_game}");
+        assert_eq!(text, one_game);
+        assert_eq!(summary.positions, one_game.lines().count() as u64);
+        // Every kept position of the three games is written or counted as a repeat (the
+        // first game repeats some of its own, too).
+        let kept = play_game(&same, &mut Searcher::new(1), 0).positions.len() as u64;
+        assert_eq!(summary.positions + summary.duplicates, 3 * kept);
+        assert!(summary.duplicates >= 2 * summary.positions);
+        assert_eq!(summary.next_game, 3);
+        // And in any run, no two lines share a position.
+        let data = generate(&Config {
+            games: 6,
+            ..config(2, 4)
+        });
+        let keys: HashSet<u64> = data.lines().map(key_of).collect();
+        assert_eq!(keys.len(), data.lines().count());
+    }
+
+    #[test]
+    fn a_soft_node_limit_ends_the_search_at_an_iteration_boundary() {
+        let game = Game::new(Position::startpos());
+        let mut searcher = Searcher::new(1);
+        let params = SearchParams::default();
+        for soft in [300, 3000] {
+            searcher.clear();
+            let mut limits = FixedLimits::new(Some(1_000_000), None);
+            limits.soft_nodes = Some(soft);
+            let result = searcher.search(game.position(), &params, &mut limits);
+            // Past the soft limit, but only by the iteration that crossed it: the last
+            // report is that whole iteration's.
+            assert!(result.nodes >= soft, "{soft}: {}", result.nodes);
+            assert!(result.nodes < 40 * soft, "{soft}: {}", result.nodes);
+            let (_, last) = limits.reports.last().unwrap();
+            assert_eq!(last.depth, result.depth);
         }
     }
 
