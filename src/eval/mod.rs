@@ -15,6 +15,7 @@
 
 mod explain;
 mod king;
+mod lone_king;
 pub mod params;
 mod pawns;
 mod pieces;
@@ -24,6 +25,7 @@ mod weights;
 use crate::chess::attacks::{king_attacks, pawn_attacks_set};
 use crate::chess::{Bitboard, Color, Position, Role, Square};
 pub use explain::{all_terms, breakdown, Breakdown, Count, Term, TermLine};
+pub use lone_king::lone_king;
 use params::{Group, NUM, SECTIONS, WEIGHTS};
 pub use pawns::{pawn_hash, PAWN_TABLE_BYTES};
 

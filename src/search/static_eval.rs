@@ -57,9 +57,14 @@ impl StaticEval {
     }
 
     /// The static evaluation of `pos`, entered at `ply`, for the side to move. Drawn
-    /// material scores 0 whichever evaluation is used.
+    /// material scores 0 whichever evaluation is used, and a bare king against a rook or
+    /// queen is scored by how near the mate is (`eval::lone_king`), which neither
+    /// evaluation knows.
     #[inline(always)]
     pub(super) fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {
+        if let Some(score) = crate::eval::lone_king(pos) {
+            return score;
+        }
         match &mut self.net {
             None => self.classical.evaluate(pos),
             Some(_) if pos.is_insufficient_material() => 0,
@@ -93,7 +98,7 @@ mod tests {
         for (fen, drawn) in [
             ("8/8/8/4k3/8/8/8/4KN2 w - - 0 1", true),
             ("8/8/2b5/4k3/8/8/8/4K3 b - - 0 1", true),
-            ("8/8/8/4k3/8/8/8/3RK3 w - - 0 1", false),
+            ("8/8/8/4k3/8/8/8/1n1RK3 w - - 0 1", false),
             ("8/8/8/4k3/8/8/3P4/4K3 b - - 0 1", false),
         ] {
             let pos = Position::from_fen(fen).unwrap();
@@ -107,5 +112,18 @@ mod tests {
             assert_eq!(eval.evaluate(&pos, 0), expected, "{fen}");
         }
         assert_eq!(eval.unentered, 0);
+    }
+
+    #[test]
+    fn a_bare_king_against_a_rook_is_scored_as_a_known_win_by_either_evaluation() {
+        let net = Arc::new(Network::new(&random_net(32, Activation::SCReLU, 8)));
+        let pos = Position::from_fen("8/8/8/4k3/8/8/8/3RK3 b - - 0 1").unwrap();
+        let expected = crate::eval::lone_king(&pos).unwrap();
+        for mut eval in [StaticEval::new(Some(net)), StaticEval::new(None)] {
+            eval.new_search();
+            eval.enter(0, &pos);
+            assert_eq!(eval.evaluate(&pos, 0), expected);
+        }
+        assert!(expected < -1000);
     }
 }
