@@ -220,6 +220,31 @@ enum Command {
         #[arg(long, default_value_t = 0.0)]
         l2: f64,
     },
+    /// Check that every strength setting converts the basic won endings: from random KR vs K
+    /// and KQ vs K positions (the stronger side to move) Kestrel at each setting plays the
+    /// stronger side against full-strength Kestrel, without tablebases. Prints a line per
+    /// setting and ending and one per failed game; fails if any game is not a mate.
+    StrengthMates {
+        /// A setting to play at (repeatable; default: the lowest to full strength in steps
+        /// of 200).
+        #[arg(long, value_name = "ELO")]
+        elo: Vec<i64>,
+        /// Random positions per ending and setting.
+        #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=100000))]
+        positions: u64,
+        /// A position to play instead of random ones (KRvK or KQvK; repeatable).
+        #[arg(long, value_name = "FEN")]
+        fen: Vec<String>,
+        /// Seed of the random positions and of the limited side's choices.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Nodes per move of full-strength play (the defender, and the top setting).
+        #[arg(long, default_value_t = 50_000, value_parser = clap::value_parser!(u64).range(100..))]
+        full_nodes: u64,
+        /// Games played at once.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+        threads: u32,
+    },
 }
 
 /// The hidden layer's activation, as `train` takes it.
@@ -311,6 +336,14 @@ fn main() -> ExitCode {
             run_datagen(&config, &out)
         }
         Some(Command::Convert { input, output }) => run_convert(&input, &output),
+        Some(Command::StrengthMates {
+            elo,
+            positions,
+            fen,
+            seed,
+            full_nodes,
+            threads,
+        }) => run_strength_mates(elo, positions, &fen, seed, full_nodes, threads),
         Some(Command::Train {
             data,
             out,
@@ -851,4 +884,65 @@ fn run_tune(
     }
     println!("wrote {}", out.display());
     ExitCode::SUCCESS
+}
+
+/// `kestrel strength-mates`.
+fn run_strength_mates(
+    elos: Vec<i64>,
+    positions: u64,
+    fens: &[String],
+    seed: u64,
+    full_nodes: u64,
+    threads: u32,
+) -> ExitCode {
+    use kestrel::search::strength::{FULL_STRENGTH_ELO, MIN_ELO};
+    use kestrel::tools::mates::{self, Ending};
+    let mut starts = Vec::new();
+    for fen in fens {
+        match Position::from_fen(fen) {
+            Ok(pos) if Ending::of(&pos).is_some() => starts.push(pos),
+            Ok(_) => {
+                eprintln!("error: {fen}: not a KRvK or KQvK position");
+                return ExitCode::from(2);
+            }
+            Err(e) => {
+                eprintln!("error: bad FEN ({e}): {fen}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let elos = if elos.is_empty() {
+        (MIN_ELO..=FULL_STRENGTH_ELO).step_by(200).collect()
+    } else {
+        elos
+    };
+    let config = mates::Config {
+        elos,
+        positions: positions as usize,
+        fens: starts,
+        seed,
+        full_nodes,
+        threads: threads as usize,
+    };
+    let started = Instant::now();
+    let mut out = std::io::stdout();
+    match mates::run(&config, &mut out) {
+        Ok(tallies) => {
+            let games: usize = tallies.iter().map(|t| t.games.len()).sum();
+            let mates: usize = tallies.iter().map(|t| t.mates()).sum();
+            println!(
+                "total: {mates}/{games} mated ({:.1} s)",
+                started.elapsed().as_secs_f64()
+            );
+            if mates == games {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
 }

@@ -20,6 +20,7 @@ mod qsearch;
 mod root;
 mod score;
 mod static_eval;
+pub mod strength;
 mod syzygy;
 mod threads;
 
@@ -123,6 +124,9 @@ pub struct SearchResult {
     pub pv: Vec<Move>,
     /// Tablebase probes that gave an answer, all threads.
     pub tbhits: u64,
+    /// The lines of the last iteration that finished every line (MultiPV's, else the best
+    /// line alone), best first: the candidates a limited strength chooses among.
+    pub lines: Vec<SearchInfo>,
 }
 
 /// What the search keeps about each ply of the current line.

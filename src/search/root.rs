@@ -134,9 +134,10 @@ impl Worker {
             } else {
                 score
             };
+            let mut finished = Vec::with_capacity(lines.len());
             for (i, line) in lines.into_iter().enumerate() {
                 previous_scores[i] = line.score;
-                hook.report(&SearchInfo {
+                let info = SearchInfo {
                     line: i + 1,
                     depth,
                     seldepth: line.seldepth,
@@ -145,7 +146,12 @@ impl Worker {
                     nodes: self.nodes,
                     tbhits: self.tb.hits(),
                     pv: line.pv,
-                });
+                };
+                hook.report(&info);
+                finished.push(info);
+            }
+            if iteration_finished {
+                result.lines = finished;
             }
             result.nodes = self.nodes;
             if !iteration_finished || self.stopped {
@@ -627,6 +633,13 @@ mod tests {
             assert_eq!(result.best, Some(firsts[0]), "{fen}");
             assert_eq!(result.score, lines[0].score, "{fen}");
             assert_eq!(result.pv, lines[0].pv, "{fen}");
+            // The result keeps the finished iteration's lines (a limited strength's choice).
+            let kept: Vec<(i32, &[Move])> =
+                result.lines.iter().map(|l| (l.score, &l.pv[..])).collect();
+            let shown: Vec<(i32, &[Move])> = lines.iter().map(|l| (l.score, &l.pv[..])).collect();
+            assert_eq!(kept, shown, "{fen}");
+            assert_eq!(single.lines.len(), 1, "{fen}");
+            assert_eq!(single.lines[0].pv, single.pv, "{fen}");
         }
     }
 

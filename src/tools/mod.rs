@@ -9,6 +9,8 @@
 //! * `train`: the NNUE trainer: a perspective net on those records, written as net files
 //!   (`kestrel train`).
 //! * `tune`: the Texel-style tuner of the evaluation weights (`kestrel tune`).
+//! * `mates`: every strength setting against full strength in KR vs K and KQ vs K, which
+//!   must all end in mate (`kestrel strength-mates`).
 //! * `hashperft`: perft with a shared table of counts and threads (`kestrel perft --hash`).
 //! * `perft`: the perft runner and its report, for `kestrel perft` and the session's
 //!   `perft`/`divide` commands.
@@ -18,6 +20,7 @@ pub mod data;
 pub mod datagen;
 pub mod epd;
 pub mod hashperft;
+pub mod mates;
 pub mod perft;
 pub mod train;
 pub mod tune;
