@@ -52,6 +52,18 @@ impl Io {
         }
     }
 
+    /// The next input line if one comes before `deadline`.
+    pub fn receive_until(&mut self, deadline: std::time::Instant) -> Option<String> {
+        match self.rx.recv_deadline(deadline) {
+            Ok(line) => {
+                self.transcript.input(&line);
+                Some(line)
+            }
+            Err(crossbeam_channel::RecvTimeoutError::Timeout) => None,
+            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => Some("quit".into()),
+        }
+    }
+
     /// The next input line if one is there.
     pub fn try_receive(&mut self) -> Option<String> {
         match self.rx.try_recv() {

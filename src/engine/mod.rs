@@ -24,6 +24,8 @@ use crate::chess::Position;
 use crate::game::Game;
 use crate::nnue::format::Activation;
 use crate::nnue::Network;
+use crate::rng::Rng;
+use crate::search::strength::{Strength, DEFAULT_ELO};
 use crate::search::Searcher;
 use crate::tablebase::Tablebase;
 use std::sync::Arc;
@@ -68,6 +70,11 @@ pub struct Engine {
     net: Option<LoadedNet>,
     /// Play with the net when there is one (`UseNNUE`); off: the classical evaluation.
     use_nnue: bool,
+    /// Play below full strength, at `elo` (`UCI_LimitStrength`, `UCI_Elo`).
+    pub limit_strength: bool,
+    pub elo: i64,
+    /// Draws the limited strength's choices: seeded once per session, as the book's.
+    pub strength_rng: Rng,
 }
 
 /// A net and the name it was loaded by (a path, or `<embedded>`).
@@ -88,6 +95,9 @@ pub struct NetEval {
     /// The search uses it (`UseNNUE` is on).
     pub in_use: bool,
 }
+
+/// The seed of every session's strength choices.
+const STRENGTH_SEED: u64 = 0x4B45_5354_5245_4C31;
 
 /// How `EvalFile` names the net built into the binary (also the empty value).
 pub const EMBEDDED_NET_NAME: &str = "<embedded>";
@@ -117,7 +127,16 @@ impl Engine {
                 net,
             }),
             use_nnue: true,
+            limit_strength: false,
+            elo: DEFAULT_ELO,
+            strength_rng: Rng::new(STRENGTH_SEED),
         }
+    }
+
+    /// How a search for play is limited, if the strength is: `None` when the limit is off
+    /// or set to full strength.
+    pub fn strength(&self) -> Option<Strength> {
+        Strength::at(self.elo).filter(|_| self.limit_strength)
     }
 
     pub fn send(&mut self, line: &str) {

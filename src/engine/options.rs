@@ -4,6 +4,7 @@
 //! where a protocol has a name or a default of its own the row says so.
 
 use super::Engine;
+use crate::search::strength::{DEFAULT_ELO, FULL_STRENGTH_ELO, MIN_ELO};
 use crate::search::tt::{DEFAULT_HASH_MB, MAX_HASH_MB};
 use crate::search::{DEFAULT_SYZYGY_PROBE_DEPTH, MAX_SYZYGY_PROBE_DEPTH, MAX_THREADS};
 use std::time::Duration;
@@ -365,6 +366,34 @@ pub static OPTIONS: &[EngineOption] = &[
         uci: Offer::Option,
         xboard: Offer::Option,
         apply: |engine, value| Ok(engine.set_use_nnue(boolean(&value))),
+    },
+    EngineOption {
+        name: "UCI_LimitStrength",
+        kind: Kind::Check,
+        default: Default::Bool(false),
+        xboard_default: None,
+        uci: Offer::Option,
+        xboard: Offer::Named("Limit Strength"),
+        apply: |engine, value| {
+            engine.limit_strength = boolean(&value);
+            Ok(Vec::new())
+        },
+    },
+    EngineOption {
+        name: "UCI_Elo",
+        kind: Kind::Spin {
+            min: MIN_ELO,
+            max: FULL_STRENGTH_ELO,
+            unit: "",
+        },
+        default: Default::Int(DEFAULT_ELO),
+        xboard_default: None,
+        uci: Offer::Option,
+        xboard: Offer::Named("Elo"),
+        apply: |engine, value| {
+            engine.elo = int(&value);
+            Ok(Vec::new())
+        },
     },
 ];
 

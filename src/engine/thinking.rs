@@ -1,13 +1,24 @@
 //! Running a search for a front end: what the search is for (`Mode`), its clock and how it
 //! ended (`Search`), and the hook that reads input while it thinks, applies the time limits
 //! and switches from pondering to a timed search on a ponder hit.
+//!
+//! A limited strength (`Engine::strength`) shapes every search but analysis: its node
+//! budget (pondering too), its candidate lines (the GUI sees only the lines it asked for),
+//! the choice among them, and a move that is not answered at once when the budget ran out
+//! early (`PACED_SHARE` of the time the clock would give), the input being read as during
+//! the search meanwhile.
 
 use super::time::{SearchClock, TimeLimits};
 use super::Engine;
 use crate::chess::{Move, Position};
+use crate::search::strength::Strength;
 use crate::search::tt::TranspositionTable;
 use crate::search::{SearchHook, SearchInfo, SearchParams, SearchResult};
 use std::sync::Arc;
+
+/// The share of its time target a limited search that ended early takes before answering:
+/// about what a full-strength search uses before it stops starting iterations.
+pub const PACED_SHARE: f64 = 0.5;
 
 /// Why a search ended early.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +53,10 @@ pub struct Search {
     pub ponder_hit: bool,
     /// A node budget for our move (UCI `go nodes`).
     pub max_nodes: Option<u64>,
+    /// The limited strength's node budget, for our move and for pondering.
+    pub strength_nodes: Option<u64>,
+    /// MultiPV lines the front end shows (a limited strength searches more).
+    pub shown_lines: usize,
     /// The main line has been reported at least once: depth 1 is done and there is a
     /// searched move to play. Until then neither the clock, a node budget nor `?`/`stop`
     /// ends the search (depth 1 takes well under a millisecond); another command does.
@@ -65,6 +80,8 @@ impl Search {
             abort: Abort::No,
             ponder_hit: false,
             max_nodes: None,
+            strength_nodes: None,
+            shown_lines: usize::MAX,
             has_move: false,
             depth: 0,
             nodes: 0,
@@ -95,12 +112,23 @@ impl Search {
         self.clock.ponder_hit(limits, self.nodes);
     }
 
-    /// Whether the limits of our own move are used up (only `Think` has any, and only
-    /// once depth 1 has given a move).
+    /// Whether the limits of our own move are used up (only `Think` has a clock and `go
+    /// nodes`, pondering only a limited strength's budget; and only once depth 1 has given a
+    /// move).
     fn past_hard_limit(&self, nodes: u64) -> bool {
-        self.mode == Mode::Think
-            && self.has_move
-            && (self.clock.past_never_exceed(nodes) || self.max_nodes.is_some_and(|n| nodes >= n))
+        self.has_move
+            && ((self.mode == Mode::Think && self.clock.past_never_exceed(nodes))
+                || self.node_budget().is_some_and(|n| nodes >= n))
+    }
+
+    /// The node budget of this search, if it has one now.
+    fn node_budget(&self) -> Option<u64> {
+        let go_nodes = self.max_nodes.filter(|_| self.mode == Mode::Think);
+        let strength = self.strength_nodes.filter(|_| self.mode != Mode::Analyze);
+        match (go_nodes, strength) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 }
 
@@ -117,8 +145,60 @@ pub trait Front {
 }
 
 /// Runs the engine's searcher on `search.root` with `front` reading the input meanwhile.
-/// On return `search` says how it ended (`abort`, `ponder_hit`).
+/// On return `search` says how it ended (`abort`, `ponder_hit`). Under a limited strength
+/// the result is the line chosen.
 pub fn run_search<F: Front>(
+    front: &mut F,
+    search: &mut Search,
+    params: &SearchParams,
+) -> SearchResult {
+    let strength = front
+        .engine()
+        .strength()
+        .filter(|_| search.mode != Mode::Analyze);
+    let Some(strength) = strength else {
+        return run_searcher(front, search, params);
+    };
+    search.strength_nodes = Some(strength.nodes);
+    search.shown_lines = params.multi_pv.max(1);
+    let mut result = run_searcher(front, search, &strength.params(params));
+    if search.abort == Abort::Command {
+        return result;
+    }
+    play_limited(front, search, strength, &mut result);
+    result
+}
+
+/// The limited strength's move: the choice among the lines, shown as the line played when
+/// the GUI sees one line only, then the time a full search would have taken, in part.
+fn play_limited<F: Front>(
+    front: &mut F,
+    search: &mut Search,
+    strength: Strength,
+    result: &mut SearchResult,
+) {
+    let chosen = strength.choose_in(result, &mut front.engine().strength_rng);
+    if let Some(line) = chosen.filter(|l| l.line > 1 && search.shown_lines == 1) {
+        front.on_report(search, &SearchInfo { line: 1, ..line });
+    }
+    // A forced reply is played at once, as at full strength.
+    let forced = search.root.legal_moves().len() <= 1;
+    if search.mode != Mode::Think || search.abort != Abort::No || forced {
+        return;
+    }
+    let Some(until) = search.clock.paced_until(PACED_SHARE) else {
+        return;
+    };
+    while search.abort == Abort::No && !front.engine().io.quit {
+        match front.engine().io.receive_until(until) {
+            Some(line) => front.on_search_input(search, line),
+            None => break,
+        }
+    }
+}
+
+/// The search itself.
+fn run_searcher<F: Front>(
     front: &mut F,
     search: &mut Search,
     params: &SearchParams,
@@ -183,6 +263,10 @@ impl<F: Front> SearchHook for Hook<'_, F> {
     fn report(&mut self, info: &SearchInfo) {
         self.search.depth = info.depth;
         self.search.nodes = info.nodes;
+        // A limited strength's extra candidate lines are its own.
+        if info.line > self.search.shown_lines {
+            return;
+        }
         // The clock follows the best line only: the others are no candidate to play.
         if let Some(best) = info.pv.first().filter(|_| info.line == 1) {
             self.search.clock.note_best(best.bits(), info.score);
@@ -201,10 +285,7 @@ impl<F: Front> SearchHook for Hook<'_, F> {
     }
 
     fn node_budget(&self) -> Option<u64> {
-        let search = &self.search;
-        search
-            .max_nodes
-            .filter(|_| search.mode == Mode::Think && search.has_move)
+        self.search.node_budget().filter(|_| self.search.has_move)
     }
 
     fn root_move(&mut self, index: usize, count: usize, mv: Move) {

@@ -315,6 +315,19 @@ impl SearchClock {
         self.own_clock_start.checked_add(self.limits.never_exceed)
     }
 
+    /// When a search that ended early should answer to look as if it thought: `share` of
+    /// the soft target from the start, never past the hard limit; `None` without a wall-clock
+    /// limit (no clock, or nodes as the clock).
+    pub fn paced_until(&self, share: f64) -> Option<Instant> {
+        let limits = &self.limits;
+        if self.nps.is_some() || limits.never_exceed == Duration::MAX {
+            return None;
+        }
+        let hard = self.own_clock_start.checked_add(limits.never_exceed)?;
+        let paced = self.start.checked_add(limits.no_new_move.mul_f64(share))?;
+        Some(paced.min(hard))
+    }
+
     pub fn past_never_exceed(&self, nodes: u64) -> bool {
         self.own_elapsed(nodes) >= self.limits.never_exceed
     }

@@ -74,6 +74,8 @@ pub enum Command {
     },
     // Terminal conveniences (no GUI sends these).
     Help,
+    /// `elo N`: play at the strength setting N; `elo off`: full strength; `elo`: show it.
+    Elo(String),
     /// The Syzygy tables' verdict on the position (`wdl W dtz D`).
     Tablebase,
     Display,
@@ -294,6 +296,7 @@ impl Command {
                 }
             }
             "help" => Help,
+            "elo" => Elo(args.to_string()),
             "d" | "display" | "board" => Display,
             "moves" => Moves,
             "eval" => Eval,

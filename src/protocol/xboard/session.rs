@@ -277,6 +277,7 @@ impl Driver {
                 Err(e) => s.send(&format!("Error ({e}): tb")),
             },
             Command::Option { name, value } => s.set_option(&name, value.as_deref()),
+            Command::Elo(setting) => s.set_elo(&setting),
             Command::Exclude(what) => s.exclude(&what, true),
             Command::Include(what) => s.exclude(&what, false),
             Command::SetScore { score, depth } => {
@@ -754,6 +755,34 @@ impl Session {
             // person who chose it in the dialog should see why.
             Err(OptionError::Refused(why)) => self.send(&format!("tellusererror {why}")),
         }
+    }
+
+    /// `elo N` (the options `Elo` and `Limit Strength` at once), `elo off`, or `elo`: the
+    /// setting, shown.
+    fn set_elo(&mut self, setting: &str) {
+        match setting.trim() {
+            "" => {}
+            "off" => self.engine.limit_strength = false,
+            elo => match self.engine.set_option(Protocol::Xboard, "Elo", Some(elo)) {
+                Ok(_) => self.engine.limit_strength = true,
+                Err(OptionError::BadValue(why) | OptionError::Refused(why)) => {
+                    self.send(&format!("Error ({why}): elo {elo}"));
+                    return;
+                }
+                Err(OptionError::Unknown) => unreachable!("Elo is in the option table"),
+            },
+        }
+        let line = match self.engine.strength() {
+            Some(s) => format!(
+                "# Elo {}: {} nodes a move, choosing among {} lines at {:.0} cp",
+                s.elo, s.nodes, s.candidates, s.temperature
+            ),
+            None if self.engine.limit_strength => {
+                format!("# Elo {}: full strength", self.engine.elo)
+            }
+            None => "# full strength (elo off)".to_string(),
+        };
+        self.send(&line);
     }
 
     fn exclude(&mut self, what: &str, exclude: bool) {

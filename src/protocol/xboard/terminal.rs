@@ -73,7 +73,11 @@ pub const HELP: &[(&str, &str)] = &[
     ("memory MB / cores N", "hash size / threads"),
     (
         "option NAME=VALUE",
-        "set an option (Resign Threshold, Draw Offers, MultiPV, Log File, Book File, Book, SyzygyProbeDepth)",
+        "set an option (Resign Threshold, Draw Offers, MultiPV, Log File, Book File, Book, SyzygyProbeDepth, Limit Strength, Elo)",
+    ),
+    (
+        "elo N / elo off / elo",
+        "play at strength N (1000 up to full strength) / at full strength / show it",
     ),
     (
         "setscore S D",
