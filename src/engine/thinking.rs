@@ -121,11 +121,11 @@ impl Search {
                 || self.node_budget().is_some_and(|n| nodes >= n))
     }
 
-    /// The node budget of this search, if it has one now.
+    /// The node budget of this search, if it has one now (a limited strength's is set for
+    /// every search but analysis).
     fn node_budget(&self) -> Option<u64> {
         let go_nodes = self.max_nodes.filter(|_| self.mode == Mode::Think);
-        let strength = self.strength_nodes.filter(|_| self.mode != Mode::Analyze);
-        match (go_nodes, strength) {
+        match (go_nodes, self.strength_nodes) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }

@@ -751,4 +751,26 @@ mod mutant_tests {
         clock.note_best(7, -400);
         soft_limit_between(&clock, 860, 960, "a fall of 90");
     }
+
+    /// A limited search's pause ends at its share of the soft target, never past the hard
+    /// limit, and there is none without a wall clock.
+    #[test]
+    fn a_paced_answer_stays_within_the_hard_limit() {
+        let limits = TimeLimits {
+            no_new_iteration: Duration::from_millis(550),
+            no_new_move: Duration::from_millis(1000),
+            never_exceed: Duration::from_millis(1500),
+            adapts: true,
+        };
+        let clock = SearchClock::new(limits, None);
+        let paced = clock.paced_until(0.5).unwrap() - clock.start;
+        assert_eq!(paced, Duration::from_millis(500));
+        let capped = clock.paced_until(2.0).unwrap() - clock.start;
+        assert_eq!(capped, Duration::from_millis(1500));
+        assert_eq!(SearchClock::new(limits, Some(1000)).paced_until(0.5), None);
+        assert_eq!(
+            SearchClock::new(TimeLimits::INFINITE, None).paced_until(0.5),
+            None
+        );
+    }
 }
