@@ -111,6 +111,9 @@ pub struct SearchParams {
     /// How many best root moves to search, each with its own score and PV (MultiPV);
     /// 0 or 1 is the ordinary search of the best move only.
     pub multi_pv: usize,
+    /// Up to this many centipawns either way added to every static evaluation, a fixed
+    /// function of the position (a limited strength's less exact judgement); 0: none.
+    pub eval_noise: i32,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -198,6 +201,8 @@ pub struct Searcher {
     /// Helper threads of the last search that may still be stopping; `settle` takes their
     /// workers back.
     running: Vec<std::thread::JoinHandle<Worker>>,
+    /// The evaluation noise the table's evaluations and the histories were learnt with.
+    eval_noise: i32,
 }
 
 impl Drop for Searcher {
@@ -222,6 +227,7 @@ impl Searcher {
             ),
             helpers: Vec::new(),
             running: Vec::new(),
+            eval_noise: 0,
         }
     }
 
@@ -350,6 +356,11 @@ impl Searcher {
         hook: &mut dyn SearchHook,
     ) -> SearchResult {
         self.settle();
+        // What was learnt with another evaluation noise would carry it over.
+        if params.eval_noise != self.eval_noise {
+            self.clear();
+            self.eval_noise = params.eval_noise;
+        }
         self.main.tt.new_search();
         self.main.tb.hits.store(0, Relaxed);
         let tablebase_root = self.tablebase_root(root, params);
@@ -514,6 +525,32 @@ mod tests {
             (back.score, back.best, back.nodes),
             (classical.score, classical.best, classical.nodes)
         );
+    }
+
+    /// Evaluation noise changes the search, and nothing learnt with it carries over into a
+    /// search without it (or the other way round).
+    #[test]
+    fn a_search_with_another_eval_noise_starts_afresh() {
+        let pos = Position::from_fen(
+            "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+        )
+        .unwrap();
+        let search = |searcher: &mut Searcher, noise| {
+            let params = SearchParams {
+                max_depth: Some(7),
+                eval_noise: noise,
+                ..Default::default()
+            };
+            let r = searcher.search(&pos, &params, &mut FixedLimits::new(None, None));
+            (r.nodes, r.best, r.score)
+        };
+        let exact = search(&mut Searcher::new(8), 0);
+        let noisy = search(&mut Searcher::new(8), 40);
+        assert_ne!(exact, noisy);
+        let mut searcher = Searcher::new(8);
+        assert_eq!(search(&mut searcher, 40), noisy);
+        assert_eq!(search(&mut searcher, 0), exact);
+        assert_eq!(search(&mut searcher, 40), noisy);
     }
 
     #[test]

@@ -41,6 +41,7 @@ impl Worker {
         self.root_index = self.keys.len();
         self.null_floor = 0;
         self.evaluator.new_search();
+        self.evaluator.noise = params.eval_noise;
 
         let mut root_moves: Vec<(Move, i32)> = root
             .legal_moves()

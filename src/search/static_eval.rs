@@ -14,6 +14,8 @@ pub(super) struct StaticEval {
     /// Evaluations of a position that was not the one entered at its ply (a search path
     /// that skipped `enter`): put right, and counted so that tests can see there are none.
     pub(super) unentered: u64,
+    /// Centipawns of noise either way (`SearchParams::eval_noise`).
+    pub(super) noise: i32,
 }
 
 impl StaticEval {
@@ -22,6 +24,7 @@ impl StaticEval {
             classical: Evaluator::new(),
             net: None,
             unentered: 0,
+            noise: 0,
         };
         eval.set_network(net);
         eval
@@ -65,6 +68,17 @@ impl StaticEval {
         if let Some(score) = crate::eval::lone_king(pos) {
             return score;
         }
+        let score = self.evaluate_exact(pos, ply);
+        if self.noise == 0 || pos.is_insufficient_material() {
+            score
+        } else {
+            score + noise(pos.key(), self.noise)
+        }
+    }
+
+    /// The evaluation proper.
+    #[inline(always)]
+    fn evaluate_exact(&mut self, pos: &Position, ply: usize) -> i32 {
         match &mut self.net {
             None => self.classical.evaluate(pos),
             Some(_) if pos.is_insufficient_material() => 0,
@@ -83,6 +97,17 @@ impl StaticEval {
         self.classical.clear();
     }
 }
+
+/// A position's evaluation noise: from -`amplitude` to `amplitude`, most often near 0 (the
+/// sum of two uniform draws), always the same for the same position.
+fn noise(key: u64, amplitude: i32) -> i32 {
+    let (_, hash) = crate::rng::splitmix(key ^ NOISE_SEED);
+    let span = amplitude as u64 + 1;
+    ((hash & 0xFFFF_FFFF) % span + (hash >> 32) % span) as i32 - amplitude
+}
+
+/// Mixed into the key so that the noise is no simple function of the key's bits.
+const NOISE_SEED: u64 = 0x6E6F_6973_7920_6576;
 
 #[cfg(test)]
 mod tests {
@@ -112,6 +137,47 @@ mod tests {
             assert_eq!(eval.evaluate(&pos, 0), expected, "{fen}");
         }
         assert_eq!(eval.unentered, 0);
+    }
+
+    #[test]
+    fn the_noise_is_bounded_repeatable_and_spares_known_endings() {
+        let fens = [
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+            "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+            "8/5pk1/6p1/8/3R4/6P1/5PK1/3r4 w - - 0 40",
+            "4k3/8/8/8/8/8/3PP3/4K3 w - - 0 1",
+        ];
+        let mut eval = StaticEval::new(None);
+        let mut noisy = StaticEval::new(None);
+        noisy.noise = 30;
+        let mut differences = Vec::new();
+        for fen in fens {
+            let pos = Position::from_fen(fen).unwrap();
+            let exact = eval.evaluate(&pos, 0);
+            let first = noisy.evaluate(&pos, 0);
+            assert_eq!(noisy.evaluate(&pos, 0), first, "{fen}");
+            assert!((first - exact).abs() <= 30, "{fen}: {first} {exact}");
+            differences.push(first - exact);
+        }
+        assert!(differences.iter().any(|&d| d != 0), "{differences:?}");
+        assert!(
+            differences.windows(2).any(|w| w[0] != w[1]),
+            "{differences:?}"
+        );
+        // Drawn material stays a draw, a bare king a known win.
+        for fen in [
+            "8/8/8/4k3/8/8/8/4KN2 w - - 0 1",
+            "8/8/8/4k3/8/8/8/3RK3 b - - 0 1",
+        ] {
+            let pos = Position::from_fen(fen).unwrap();
+            assert_eq!(noisy.evaluate(&pos, 0), eval.evaluate(&pos, 0), "{fen}");
+        }
+        // Over many positions it spreads over the whole range, centred on 0.
+        let draws: Vec<i32> = (0..10_000u64).map(|k| noise(k * 7919, 30)).collect();
+        assert!(draws.iter().all(|d| d.abs() <= 30));
+        assert!(draws.contains(&30) && draws.contains(&-30));
+        let mean = draws.iter().sum::<i32>() as f64 / draws.len() as f64;
+        assert!(mean.abs() < 1.0, "{mean}");
     }
 
     #[test]

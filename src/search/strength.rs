@@ -11,7 +11,9 @@
 //! * a temperature: the move is drawn with probability proportional to
 //!   `exp((score - best) / temperature)`, so near-equal moves are interchangeable and a
 //!   worse move is chosen the less often the more it loses;
-//! * a cap on the loss against the best line: no candidate further below it is chosen.
+//! * a cap on the loss against the best line: no candidate further below it is chosen;
+//! * a small noise in the static evaluation, the same for a position every time it is seen:
+//!   a less exact judgement of positions, not of the moves alone.
 //!
 //! Won positions are converted: the temperature and the cap shrink as the best score
 //! rises from `EVEN` to `WON` and are nil beyond it, and a mate the search found is played.
@@ -51,6 +53,8 @@ struct Level {
     temperature: f64,
     /// Centipawns.
     max_loss: i32,
+    /// Centipawns.
+    eval_noise: i32,
 }
 
 /// The anchors, lowest first; the last is full strength (its row only shapes the settings
@@ -62,6 +66,7 @@ const LEVELS: [Level; 5] = [
         candidates: 4,
         temperature: 180.0,
         max_loss: 450,
+        eval_noise: 50,
     },
     Level {
         elo: 1400,
@@ -69,6 +74,7 @@ const LEVELS: [Level; 5] = [
         candidates: 4,
         temperature: 110.0,
         max_loss: 300,
+        eval_noise: 35,
     },
     Level {
         elo: 1800,
@@ -76,6 +82,7 @@ const LEVELS: [Level; 5] = [
         candidates: 4,
         temperature: 60.0,
         max_loss: 180,
+        eval_noise: 20,
     },
     Level {
         elo: 2200,
@@ -83,6 +90,7 @@ const LEVELS: [Level; 5] = [
         candidates: 3,
         temperature: 25.0,
         max_loss: 80,
+        eval_noise: 8,
     },
     Level {
         elo: FULL_STRENGTH_ELO,
@@ -90,6 +98,7 @@ const LEVELS: [Level; 5] = [
         candidates: 1,
         temperature: 0.0,
         max_loss: 0,
+        eval_noise: 0,
     },
 ];
 
@@ -105,6 +114,8 @@ pub struct Strength {
     pub temperature: f64,
     /// Centipawns below the best line beyond which no line is chosen.
     pub max_loss: i32,
+    /// Centipawns of noise either way in every static evaluation (`SearchParams`).
+    pub eval_noise: i32,
 }
 
 impl Strength {
@@ -127,6 +138,7 @@ impl Strength {
                 .max(1.0) as usize,
             temperature: linear(a.temperature, b.temperature),
             max_loss: linear(a.max_loss as f64, b.max_loss as f64).round() as i32,
+            eval_noise: linear(f64::from(a.eval_noise), f64::from(b.eval_noise)).round() as i32,
         })
     }
 
@@ -134,6 +146,7 @@ impl Strength {
     pub fn params(&self, params: &SearchParams) -> SearchParams {
         SearchParams {
             multi_pv: params.multi_pv.max(self.candidates),
+            eval_noise: self.eval_noise,
             ..params.clone()
         }
     }
@@ -245,12 +258,14 @@ mod tests {
             assert!(s.nodes > last.nodes, "{s:?} after {last:?}");
             assert!(s.temperature < last.temperature, "{s:?} after {last:?}");
             assert!(s.max_loss <= last.max_loss, "{s:?} after {last:?}");
+            assert!(s.eval_noise <= last.eval_noise, "{s:?} after {last:?}");
             assert!((1..=4).contains(&s.candidates), "{s:?}");
             last = s;
         }
         // Each anchor is its own setting.
         let anchor = Strength::at(1800).unwrap();
         assert_eq!((anchor.nodes, anchor.candidates), (20_000, 4));
+        assert!(low.eval_noise > 0 && Strength::at(FULL_STRENGTH_ELO - 1).unwrap().eval_noise == 0);
     }
 
     #[test]

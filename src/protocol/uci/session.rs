@@ -238,6 +238,7 @@ impl UciSession {
             stop_on_mate: timed_move || go.mate.is_some(),
             instant_single_reply: timed_move,
             multi_pv: front.engine.multi_pv,
+            eval_noise: 0,
         };
         let start_limits = if mode == Mode::Think {
             limits

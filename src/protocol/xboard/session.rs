@@ -319,6 +319,7 @@ impl Driver {
             stop_on_mate: true,
             instant_single_reply: true,
             multi_pv: s.engine.multi_pv,
+            eval_noise: 0,
         };
         let mut search = Search::new(Mode::Think, limits, s.engine.nps, pos);
         let result = run_search(s, &mut search, &params);
@@ -354,6 +355,7 @@ impl Driver {
             stop_on_mate: false,
             instant_single_reply: false,
             multi_pv: s.engine.multi_pv,
+            eval_noise: 0,
         };
         let mode = Mode::Ponder { expected };
         let mut search = Search::new(mode, TimeLimits::INFINITE, s.engine.nps, root);
@@ -385,6 +387,7 @@ impl Driver {
                 stop_on_mate: false,
                 instant_single_reply: false,
                 multi_pv: s.engine.multi_pv,
+                eval_noise: 0,
             };
             let mut search = Search::new(Mode::Analyze, TimeLimits::INFINITE, s.engine.nps, pos);
             run_search(s, &mut search, &params);
