@@ -231,6 +231,41 @@ fn analysis_is_unlimited_and_pondering_is_limited() {
     );
 }
 
+/// xboard pondering: the ponder search keeps the budget, ends on its own, and the reply
+/// expected is answered at once when it comes.
+#[test]
+fn xboard_pondering_is_limited_and_a_hit_is_answered() {
+    let mut x = Engine::started();
+    for line in ["new", "hard", "post", "elo 1000", "st 1"] {
+        x.send(line);
+    }
+    x.sync_auto();
+    x.send("e2e4");
+    x.expect_move(Duration::from_secs(10));
+    // The ponder search has long used its 2000 nodes.
+    std::thread::sleep(Duration::from_millis(500));
+    x.send("hint");
+    let (hint, pondering) = x.wait_for("Hint", Duration::from_secs(5), |l| l.starts_with("Hint: "));
+    let nodes: Vec<u64> = pondering
+        .iter()
+        .filter_map(|l| common::thinking(l))
+        .map(|t| t.nodes)
+        .collect();
+    assert!(!nodes.is_empty(), "{pondering:?}");
+    assert!(
+        nodes.iter().all(|&n| n <= within(lowest().nodes)),
+        "{pondering:?}"
+    );
+    let hit = Instant::now();
+    x.send(hint.trim_start_matches("Hint: "));
+    x.expect_move(Duration::from_secs(5));
+    assert!(
+        hit.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        hit.elapsed()
+    );
+}
+
 /// The GUI sees the lines it asked for, not the candidates the choice weighs; MultiPV
 /// still shows its lines.
 #[test]
