@@ -193,6 +193,19 @@ fn a_limited_move_takes_part_of_its_time_and_never_all_of_it() {
         "{took:?}"
     );
     assert!(most_nodes(&lines) <= within(lowest().nodes), "{lines:?}");
+
+    // Short of time the pause never costs the game (the bound allows for the pipes of a
+    // busy machine).
+    for left in [300, 50, 0] {
+        let started = Instant::now();
+        e.send(&format!("go wtime {left} btime 30000"));
+        e.expect_bestmove(Duration::from_secs(5));
+        let took = started.elapsed();
+        assert!(
+            took < Duration::from_millis(left.max(100) + 50),
+            "{left} ms left: {took:?}"
+        );
+    }
 }
 
 /// The lines that come in `time`, none of them a `bestmove`.
