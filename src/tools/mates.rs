@@ -216,7 +216,10 @@ impl Tally {
 fn game_seed(seed: u64, elo: i64, ending: Ending, index: usize) -> u64 {
     let mut mix = Rng::new(
         seed ^ (elo as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            ^ (index as u64 * 2 + ending as u64).wrapping_mul(0xD1B5_4A32_D192_ED03),
+            ^ (index as u64)
+                .wrapping_mul(2)
+                .wrapping_add(ending as u64)
+                .wrapping_mul(0xD1B5_4A32_D192_ED03),
     );
     mix.next_u64()
 }
@@ -227,6 +230,7 @@ pub fn run(config: &Config, out: &mut dyn Write) -> io::Result<Vec<Tally>> {
     let mut tallies = Vec::new();
     for &elo in &config.elos {
         for ending in Ending::ALL {
+            // The same positions at every setting.
             let starts: Vec<Position> = if config.fens.is_empty() {
                 let mut rng = Rng::new(game_seed(config.seed, 0, ending, usize::MAX));
                 (0..config.positions)
@@ -317,5 +321,27 @@ mod tests {
             }
         }
         assert!(colours.iter().all(|&n| n > 100), "{colours:?}");
+    }
+
+    /// A run plays each ending at each setting, reports it, and repeats itself.
+    #[test]
+    fn a_run_reports_every_setting_and_ending_and_repeats() {
+        let config = Config {
+            elos: vec![1000],
+            positions: 1,
+            fens: Vec::new(),
+            seed: 5,
+            full_nodes: 3000,
+            threads: 2,
+        };
+        let mut out = Vec::new();
+        let tallies = run(&config, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(tallies.len(), 2, "{text}");
+        assert!(text.starts_with("elo 1000 KRvK: 1/1 mated"), "{text}");
+        assert!(text.contains("elo 1000 KQvK: 1/1 mated"), "{text}");
+        let again = run(&config, &mut Vec::new()).unwrap();
+        let plies = |t: &[Tally]| t.iter().map(|t| t.games[0].plies).collect::<Vec<_>>();
+        assert_eq!(plies(&tallies), plies(&again));
     }
 }
