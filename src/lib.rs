@@ -6,7 +6,8 @@
 //! * `chess`: the rules (position, move generation, FEN, notation, perft). Pure.
 //! * `eval`: the classical evaluation (its terms, tuned weights and `eval`'s explanation).
 //! * `nnue`: the network evaluation and its net file format; the search plays with it.
-//! * `search`: iterative deepening alpha-beta, lazy SMP, the transposition table, Syzygy.
+//! * `search`: iterative deepening alpha-beta, lazy SMP, the transposition table, Syzygy,
+//!   and what a strength setting below full strength means for a move (`strength`).
 //! * `engine`: what both protocols share: the game, the options, the clock and time limits,
 //!   running a search with a hook that reads input while it thinks.
 //! * `protocol`: the input thread and the two front ends on the engine, xboard and UCI.
@@ -14,9 +15,11 @@
 //! * `tablebase`: Syzygy endgame tablebases (through pyrrhic-rs).
 //! * `game`: a game in progress: moves, history for undo and repetitions, results.
 //! * `memory`: the memory of the big hash tables (huge pages, mapping, zeroing by threads).
-//! * `rng`: the small deterministic random number generator (book choices, self-play).
+//! * `rng`: the small deterministic random number generator (book choices, self-play, the
+//!   limited strength's choices).
 //! * `tools`: the offline tools, never part of a session: bench, EPD suites, perft (plain
-//!   and hashed), datagen, the training record, the NNUE trainer and the evaluation tuner.
+//!   and hashed), datagen, the training record, the NNUE trainer, the evaluation tuner and
+//!   the strength settings' mates check.
 
 pub mod book;
 pub mod chess;
