@@ -20,8 +20,9 @@
 //! The node budget stays whatever the position (no special case turns the limit off), and
 //! is never below `MIN_NODES`, enough for the limited search to mate with KQ or KR vs K.
 //!
-//! The numbers are a starting point for the calibration (the README's table measures what
-//! each setting plays like); `LEVELS` is the one place they live.
+//! The numbers are a starting point for the calibration (`kestrel calibrate` measures what
+//! each setting plays like and prints the rows relabelled; the README's table holds the
+//! measurements); `LEVELS` is the one place they live.
 
 use super::{is_mate_score, SearchInfo, SearchParams, SearchResult};
 use crate::rng::Rng;
@@ -120,6 +121,23 @@ pub struct Strength {
 }
 
 impl Strength {
+    /// The anchor rows (`LEVELS`), lowest first, each as the setting it labels; the last is
+    /// full strength's row (which only shapes the settings below it). For the calibration,
+    /// which measures the rows and prints them relabelled.
+    pub fn anchors() -> Vec<Strength> {
+        LEVELS
+            .iter()
+            .map(|l| Strength {
+                elo: l.elo,
+                nodes: l.nodes,
+                candidates: l.candidates,
+                temperature: l.temperature,
+                max_loss: l.max_loss,
+                eval_noise: l.eval_noise,
+            })
+            .collect()
+    }
+
     /// The strength of the setting `elo` (clamped to the range); `None` at full strength.
     pub fn at(elo: i64) -> Option<Strength> {
         let elo = elo.clamp(MIN_ELO, FULL_STRENGTH_ELO);
@@ -263,9 +281,16 @@ mod tests {
             assert!((1..=4).contains(&s.candidates), "{s:?}");
             last = s;
         }
-        // Each anchor is its own setting.
+        // Each anchor is its own setting, and the anchors run from the lowest setting to
+        // full strength.
         let anchor = Strength::at(1800).unwrap();
         assert_eq!((anchor.nodes, anchor.candidates), (20_000, 4));
+        let anchors = Strength::anchors();
+        assert_eq!(anchors.first().map(|a| a.elo), Some(MIN_ELO));
+        assert_eq!(anchors.last().map(|a| a.elo), Some(FULL_STRENGTH_ELO));
+        for a in &anchors[..anchors.len() - 1] {
+            assert_eq!(Strength::at(a.elo), Some(*a));
+        }
         assert!(low.eval_noise > 0 && Strength::at(FULL_STRENGTH_ELO - 1).unwrap().eval_noise == 0);
     }
 
