@@ -11,6 +11,7 @@
 //! * `tune`: the Texel-style tuner of the evaluation weights (`kestrel tune`).
 //! * `mates`: every strength setting against full strength in KR vs K and KQ vs K, which
 //!   must all end in mate (`kestrel strength-mates`).
+//! * `uci_client`: a small UCI client for engines run as child processes.
 //! * `hashperft`: perft with a shared table of counts and threads (`kestrel perft --hash`).
 //! * `perft`: the perft runner and its report, for `kestrel perft` and the session's
 //!   `perft`/`divide` commands.
@@ -24,3 +25,4 @@ pub mod mates;
 pub mod perft;
 pub mod train;
 pub mod tune;
+pub mod uci_client;
