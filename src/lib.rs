@@ -18,8 +18,9 @@
 //! * `rng`: the small deterministic random number generator (book choices, self-play, the
 //!   limited strength's choices).
 //! * `tools`: the offline tools, never part of a session: bench, EPD suites, perft (plain
-//!   and hashed), datagen, the training record, the NNUE trainer, the evaluation tuner and
-//!   the strength settings' mates check.
+//!   and hashed), datagen, the training record, the NNUE trainer, the evaluation tuner,
+//!   the strength settings' mates check and their calibration against a reference engine
+//!   (with a small UCI client for the engines it runs).
 
 pub mod book;
 pub mod chess;

@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand};
 use kestrel::chess::{Position, STARTPOS_FEN};
+use kestrel::tools::calibrate::{Setting, TimeControl};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -245,6 +246,72 @@ enum Command {
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
         threads: u32,
     },
+    /// Measure what strength settings play like: Kestrel at each setting plays timed games
+    /// against a reference engine at a known Elo (both as UCI child processes), and every
+    /// game is analysed at full strength for the centipawns Kestrel's moves lose. Prints
+    /// per setting the result, the measured Elo with its 95% interval, the mean centipawn
+    /// loss, the share of moves losing 200 cp or more, the median think time and the
+    /// faults; then a Markdown table and, with --anchors, the LEVELS labels the
+    /// measurements give. Fails if Kestrel had any fault.
+    Calibrate {
+        /// A setting to measure: an Elo or `full` (repeatable).
+        #[arg(long, value_name = "ELO|full", value_parser = Setting::parse,
+              required_unless_present = "anchors", conflicts_with = "anchors")]
+        elo: Vec<Setting>,
+        /// Every LEVELS anchor row and full strength (what the fit of the labels needs).
+        #[arg(long)]
+        anchors: bool,
+        /// The Kestrel binary to measure (default: this one).
+        #[arg(long, value_name = "PATH")]
+        engine: Option<PathBuf>,
+        /// The reference engine: a program in PATH or /usr/games, or a path.
+        #[arg(long, value_name = "CMD", default_value = "stockfish")]
+        reference: String,
+        /// An option for the reference, set after the tool's own (repeatable).
+        #[arg(long, value_name = "NAME=VALUE")]
+        reference_opt: Vec<String>,
+        /// The reference's Elo (its UCI_Elo; default: each setting's, clamped into the
+        /// reference's UCI_Elo range).
+        #[arg(long, value_name = "ELO")]
+        reference_elo: Option<i64>,
+        /// Play Kestrel at this setting instead of a reference (e.g. 1000 against 1400).
+        #[arg(long, value_name = "ELO|full", value_parser = Setting::parse,
+              conflicts_with_all = ["reference", "reference_opt", "reference_elo"])]
+        versus_self_elo: Option<Setting>,
+        /// Hash of each side, MB.
+        #[arg(long, value_name = "MB", default_value_t = 16,
+              value_parser = clap::value_parser!(u64).range(1..=4096))]
+        hash: u64,
+        /// Time control: seconds plus increment per move.
+        #[arg(long, value_name = "BASE+INC", default_value = "5+0.05",
+              value_parser = TimeControl::parse)]
+        tc: TimeControl,
+        /// Seconds a clock may go below zero before the side loses on time.
+        #[arg(long, value_name = "SECONDS", default_value_t = 0.1)]
+        margin: f64,
+        /// Start positions (EPD or FEN lines), each played twice with colours swapped;
+        /// default: the start position.
+        #[arg(long, value_name = "FILE")]
+        openings: Option<PathBuf>,
+        /// Chooses the order of the openings.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Games per setting (rounded up to even).
+        #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+        games: u64,
+        /// A game this long is a draw.
+        #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+        max_plies: u64,
+        /// Nodes of the full-strength analysis of each position (0: no analysis).
+        #[arg(long, value_name = "NODES", default_value_t = 20_000)]
+        analyse_nodes: u64,
+        /// Games played at once, each by its own pair of engine processes.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+        concurrency: u32,
+        /// Write the games to this PGN file.
+        #[arg(long, value_name = "FILE")]
+        pgn: Option<PathBuf>,
+    },
 }
 
 /// The hidden layer's activation, as `train` takes it.
@@ -344,6 +411,93 @@ fn main() -> ExitCode {
             full_nodes,
             threads,
         }) => run_strength_mates(elo, positions, &fen, seed, full_nodes, threads),
+        Some(Command::Calibrate {
+            elo,
+            anchors,
+            engine,
+            reference,
+            reference_opt,
+            reference_elo,
+            versus_self_elo,
+            hash,
+            tc,
+            margin,
+            openings,
+            seed,
+            games,
+            max_plies,
+            analyse_nodes,
+            concurrency,
+            pgn,
+        }) => {
+            use kestrel::tools::calibrate::{self, Config, Opponent};
+            let settings = if anchors {
+                calibrate::anchor_settings()
+            } else {
+                elo
+            };
+            if !(margin.is_finite() && margin >= 0.0) {
+                eprintln!("error: --margin must be zero or a positive number of seconds");
+                return ExitCode::from(2);
+            }
+            let engine = match engine.map_or_else(std::env::current_exe, Ok) {
+                Ok(engine) => engine,
+                Err(e) => {
+                    eprintln!("error: cannot find this program to play it ({e}); give --engine");
+                    return ExitCode::from(2);
+                }
+            };
+            let opponent = match versus_self_elo {
+                Some(setting) => Opponent::Kestrel(setting),
+                None => {
+                    let mut options = Vec::new();
+                    for opt in &reference_opt {
+                        match opt.split_once('=') {
+                            Some((name, value)) if !name.trim().is_empty() => {
+                                options.push((name.trim().to_string(), value.trim().to_string()))
+                            }
+                            _ => {
+                                eprintln!("error: --reference-opt '{opt}' is not NAME=VALUE");
+                                return ExitCode::from(2);
+                            }
+                        }
+                    }
+                    match calibrate::find_reference(&reference) {
+                        Ok(program) => Opponent::Reference {
+                            program,
+                            options,
+                            elo: reference_elo,
+                        },
+                        Err(e) => {
+                            eprintln!("error: {e}");
+                            return ExitCode::from(2);
+                        }
+                    }
+                }
+            };
+            let openings = match openings.as_deref().map(read_openings).transpose() {
+                Ok(openings) => openings.unwrap_or_default(),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let config = Config {
+                engine,
+                opponent,
+                settings,
+                games: games as usize,
+                time_control: tc,
+                margin,
+                openings,
+                seed,
+                max_plies: max_plies as usize,
+                analyse_nodes,
+                concurrency: concurrency as usize,
+                hash_mb: hash,
+            };
+            run_calibrate(&config, pgn.as_deref())
+        }
         Some(Command::Train {
             data,
             out,
@@ -945,4 +1099,45 @@ fn run_strength_mates(
             ExitCode::from(2)
         }
     }
+}
+
+/// `kestrel calibrate`.
+fn run_calibrate(
+    config: &kestrel::tools::calibrate::Config,
+    pgn: Option<&std::path::Path>,
+) -> ExitCode {
+    use kestrel::tools::calibrate::{self, Opponent};
+    let mut pgn_file = match pgn.map(std::fs::File::create).transpose() {
+        Ok(file) => file.map(std::io::BufWriter::new),
+        Err(e) => {
+            eprintln!(
+                "error: cannot create {}: {e}",
+                pgn.map_or_else(String::new, |p| p.display().to_string())
+            );
+            return ExitCode::from(2);
+        }
+    };
+    let mut out = std::io::stdout();
+    let pgn_out = pgn_file.as_mut().map(|w| w as &mut dyn std::io::Write);
+    let report = match calibrate::run(config, &mut out, pgn_out) {
+        Ok(report) => report,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(Err(e)) = pgn_file.as_mut().map(std::io::Write::flush) {
+        eprintln!("error: writing the PGN: {e}");
+        return ExitCode::from(2);
+    }
+    let versus_self = matches!(config.opponent, Opponent::Kestrel(_));
+    let faults = report.kestrel_faults(versus_self);
+    if faults > 0 {
+        eprintln!(
+            "error: Kestrel had {faults} fault(s) (illegal moves, losses on time, crashes or \
+             silences; see the faults columns); zero is the only acceptable count"
+        );
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
 }

@@ -11,12 +11,18 @@
 //! * `tune`: the Texel-style tuner of the evaluation weights (`kestrel tune`).
 //! * `mates`: every strength setting against full strength in KR vs K and KQ vs K, which
 //!   must all end in mate (`kestrel strength-mates`).
-//! * `uci_client`: a small UCI client for engines run as child processes.
+//! * `calibrate`: the strength settings measured in timed games against a reference engine
+//!   (both as UCI child processes, through `uci_client`), each game analysed for the
+//!   centipawns Kestrel's moves lose, and `LEVELS` relabelled by the measurements
+//!   (`kestrel calibrate`).
+//! * `uci_client`: a small UCI client for engines run as child processes (`calibrate`'s
+//!   players).
 //! * `hashperft`: perft with a shared table of counts and threads (`kestrel perft --hash`).
 //! * `perft`: the perft runner and its report, for `kestrel perft` and the session's
 //!   `perft`/`divide` commands.
 
 pub mod bench;
+pub mod calibrate;
 pub mod data;
 pub mod datagen;
 pub mod epd;
