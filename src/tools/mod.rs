@@ -14,7 +14,7 @@
 //! * `calibrate`: the strength settings measured in timed games against a reference engine
 //!   (both as UCI child processes, through `uci_client`), each game analysed for the
 //!   centipawns Kestrel's moves lose, and `LEVELS` relabelled by the measurements
-//!   (`kestrel calibrate`).
+//!   (`kestrel calibrate`); its files: `game`, `stats`, `fit` and `report`.
 //! * `uci_client`: a small UCI client for engines run as child processes (`calibrate`'s
 //!   players).
 //! * `hashperft`: perft with a shared table of counts and threads (`kestrel perft --hash`).
