@@ -60,7 +60,7 @@ fn a_short_self_play_match_is_counted_analysed_and_fault_free() {
     let started = std::time::Instant::now();
     let output = calibrate(&[
         "--versus-self-elo",
-        "1000",
+        "1300",
         "--elo",
         "1200",
         "--games",
@@ -95,7 +95,7 @@ fn a_short_self_play_match_is_counted_analysed_and_fault_free() {
     // Kestrel's faults and the opponent's (also Kestrel), the last two columns.
     let table = table_row(&stdout, "1200");
     assert_eq!(&table[table.len() - 2..], ["0/0/0", "0/0/0"], "{report}");
-    assert!(stdout.contains("Kestrel 1200 vs Kestrel 1000"), "{report}");
+    assert!(stdout.contains("Kestrel 1200 vs Kestrel 1300"), "{report}");
     // Self-play measures nothing to relabel LEVELS with.
     assert!(!stdout.contains("LEVELS relabelled"), "{report}");
     assert!(started.elapsed().as_secs() < 30, "{report}");
@@ -200,7 +200,7 @@ fn a_fault_of_kestrels_side_fails_the_run() {
         "--engine",
         arg(&engine),
         "--versus-self-elo",
-        "1000",
+        "1300",
         "--elo",
         "1200",
         "--games",
