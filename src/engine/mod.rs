@@ -18,7 +18,7 @@ pub use io::{line_problem, line_problem_within, pv_text, Io, MAX_COMMAND_LEN, MA
 pub use options::{MAX_MOVE_OVERHEAD_MS, MAX_MULTI_PV};
 pub use thinking::{run_search, Abort, Front, Mode, Search};
 
-use self::time::{limits_for, Clock, TimeLimits, SAFETY_MARGIN};
+use self::time::{limits_for, oversubscription_margin, Clock, TimeLimits, SAFETY_MARGIN};
 use crate::book::{Book, BookMove, BookRng};
 use crate::chess::Position;
 use crate::game::Game;
@@ -53,6 +53,8 @@ pub struct Engine {
     pub nps: Option<u64>,
     /// Kept back from every clock reading for latency (the Move Overhead option).
     pub move_overhead: Duration,
+    /// The machine's cores: more search threads than this are kept back more time.
+    cores: usize,
     /// Best root moves searched and shown, each with its score and PV (the MultiPV option).
     pub multi_pv: usize,
     /// The opening book, if a book file is set and could be opened.
@@ -116,6 +118,7 @@ impl Engine {
             max_depth: None,
             nps: None,
             move_overhead: SAFETY_MARGIN,
+            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
             multi_pv: 1,
             book: None,
             use_book: false,
@@ -143,9 +146,12 @@ impl Engine {
         self.io.send(line);
     }
 
-    /// The time limits for our move on the clock the front end set.
+    /// The time limits for our move on the clock the front end set, shortened when the
+    /// search threads outnumber the cores (they then answer late).
     pub fn limits(&self) -> TimeLimits {
+        let threads = self.searcher.as_ref().map_or(1, |s| s.threads());
         limits_for(&self.clock, self.move_overhead)
+            .shortened_by(oversubscription_margin(threads, self.cores))
     }
 
     /// Starts a new game from `start` (Chess960 castling if the session or the FEN says so).

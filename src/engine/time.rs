@@ -56,6 +56,39 @@ impl TimeLimits {
         never_exceed: Duration::MAX,
         adapts: false,
     };
+
+    /// Every limit `by` earlier (none below zero: a move is still searched to depth 1);
+    /// no limit stays none.
+    pub fn shortened_by(self, by: Duration) -> TimeLimits {
+        let shorten = |d: Duration| {
+            if d == Duration::MAX {
+                d
+            } else {
+                d.saturating_sub(by)
+            }
+        };
+        TimeLimits {
+            no_new_iteration: shorten(self.no_new_iteration),
+            no_new_move: shorten(self.no_new_move),
+            never_exceed: shorten(self.never_exceed),
+            adapts: self.adapts,
+        }
+    }
+}
+
+/// A scheduler's turn on a busy core, roughly: how long a runnable thread may wait for
+/// each other runnable thread on its core.
+const SCHEDULER_TURN: Duration = Duration::from_millis(3);
+
+/// Kept back besides the move overhead when search threads outnumber the cores: each
+/// thread then runs only in its turn, and once the deadline has passed the main thread
+/// answers only after every other thread has had its turn and seen the stop (64 threads on
+/// 2 cores beside a background process answered `go movetime 100` after 166-184 ms, with
+/// 75 ms searched). Nothing when there are cores enough.
+pub fn oversubscription_margin(threads: usize, cores: usize) -> Duration {
+    let cores = cores.max(1);
+    let extra = threads.saturating_sub(cores) as u32;
+    SCHEDULER_TURN * extra / cores as u32
 }
 
 /// Kept back from every clock reading: pipe latency and GUI overhead are charged to us.
@@ -537,6 +570,33 @@ mod tests {
         // A clock shorter than the per-move time wins.
         let l = compute_limits(tc, Some(secs(1.0)), 10);
         check_sane(l, secs(1.0));
+    }
+
+    #[test]
+    fn threads_beyond_the_cores_shorten_every_limit_by_their_turns() {
+        assert_eq!(oversubscription_margin(1, 2), Duration::ZERO);
+        assert_eq!(oversubscription_margin(2, 2), Duration::ZERO);
+        assert_eq!(oversubscription_margin(8, 0), secs(0.021));
+        assert_eq!(oversubscription_margin(64, 2), secs(0.093));
+        let clock = Clock {
+            move_time: Some(MoveTime::Exactly(secs(0.1))),
+            ..Clock::default()
+        };
+        let l = limits_for(&clock, SAFETY_MARGIN);
+        let short = l.shortened_by(oversubscription_margin(64, 2));
+        assert_eq!(short.never_exceed, Duration::ZERO);
+        assert_eq!(short.no_new_move, Duration::ZERO);
+        let l = limits_for(
+            &Clock::under(TimeControl::PerMove(secs(10.0)), Some(secs(2.0)), 0),
+            SAFETY_MARGIN,
+        );
+        let short = l.shortened_by(secs(0.093));
+        assert_eq!(short.never_exceed, l.never_exceed - secs(0.093));
+        assert_eq!(short.no_new_iteration, l.no_new_iteration - secs(0.093));
+        assert_eq!(
+            TimeLimits::INFINITE.shortened_by(secs(1.0)),
+            TimeLimits::INFINITE
+        );
     }
 
     #[test]
