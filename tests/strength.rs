@@ -103,16 +103,16 @@ fn bad_values_are_refused_and_change_nothing() {
     x.send("option Elo=1800");
     x.allow_errors(true);
     for bad in [
-        "option Elo=999",
-        "option Elo=2601",
-        "option Elo=x",
-        "option Limit Strength=2",
-        "elo 50",
-        "elo strong",
+        format!("option Elo={}", MIN_ELO - 1),
+        format!("option Elo={}", FULL_STRENGTH_ELO + 1),
+        "option Elo=x".to_string(),
+        "option Limit Strength=2".to_string(),
+        "elo 50".to_string(),
+        "elo strong".to_string(),
     ] {
-        x.send(bad);
+        x.send(&bad);
         let line = x.expect_prefix("Error", Duration::from_secs(5));
-        assert!(line.ends_with(bad), "{bad}: {line}");
+        assert!(line.ends_with(&bad), "{bad}: {line}");
     }
     x.send("elo");
     let shown = x.expect_prefix("# Elo", Duration::from_secs(5));
@@ -159,7 +159,7 @@ fn a_limited_search_answers_isready_and_stop_at_once() {
 
     // xboard: `?` moves at once, a ping waits behind the move as at full strength.
     let mut x = Engine::started();
-    x.send("elo 1000");
+    x.send(&format!("elo {MIN_ELO}"));
     x.send("new");
     x.send("level 0 10 0");
     x.send("time 60000");
@@ -249,7 +249,7 @@ fn analysis_is_unlimited_and_pondering_is_limited() {
 #[test]
 fn xboard_pondering_is_limited_and_a_hit_is_answered() {
     let mut x = Engine::started();
-    for line in ["new", "hard", "post", "elo 1000", "st 1"] {
+    for line in ["new", "hard", "post", &format!("elo {MIN_ELO}"), "st 1"] {
         x.send(line);
     }
     x.sync_auto();
