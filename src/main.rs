@@ -256,7 +256,7 @@ enum Command {
     Calibrate {
         /// A setting to measure: an Elo or `full` (repeatable).
         #[arg(long, value_name = "ELO|full", value_parser = Setting::parse,
-              required_unless_present = "anchors", conflicts_with = "anchors")]
+              required_unless_present_any = ["anchors", "reanalyse"], conflicts_with = "anchors")]
         elo: Vec<Setting>,
         /// Every LEVELS anchor row and full strength (what the fit of the labels needs).
         #[arg(long)]
@@ -311,6 +311,10 @@ enum Command {
         /// Write the games to this PGN file.
         #[arg(long, value_name = "FILE")]
         pgn: Option<PathBuf>,
+        /// Play nothing: analyse again the games of a PGN this tool wrote (repeatable), at
+        /// --analyse-nodes a position on --concurrency threads, at most --games a setting.
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["elo", "anchors", "pgn"])]
+        reanalyse: Vec<PathBuf>,
     },
 }
 
@@ -429,8 +433,18 @@ fn main() -> ExitCode {
             analyse_nodes,
             concurrency,
             pgn,
+            reanalyse,
         }) => {
             use kestrel::tools::calibrate::{self, Config, Opponent};
+            if !reanalyse.is_empty() {
+                return run_reanalyse(
+                    &reanalyse,
+                    games as usize,
+                    analyse_nodes,
+                    concurrency as usize,
+                    hash as usize,
+                );
+            }
             let settings = if anchors {
                 calibrate::anchor_settings()
             } else {
@@ -1093,6 +1107,49 @@ fn run_strength_mates(
             } else {
                 ExitCode::FAILURE
             }
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `kestrel calibrate --reanalyse`.
+fn run_reanalyse(
+    files: &[PathBuf],
+    per_setting: usize,
+    nodes: u64,
+    threads: usize,
+    hash_mb: usize,
+) -> ExitCode {
+    use kestrel::tools::calibrate;
+    if nodes == 0 {
+        eprintln!("error: --analyse-nodes must be above 0 to reanalyse");
+        return ExitCode::from(2);
+    }
+    let mut games = Vec::new();
+    for file in files {
+        let text = match std::fs::read_to_string(file) {
+            Ok(text) => text,
+            Err(e) => {
+                eprintln!("error: cannot read {}: {e}", file.display());
+                return ExitCode::from(2);
+            }
+        };
+        match calibrate::read_pgn(&text) {
+            Ok(read) => games.extend(read),
+            Err(e) => {
+                eprintln!("error: {}: {e}", file.display());
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let mut out = std::io::stdout();
+    match calibrate::reanalyse(&games, per_setting, nodes, threads, hash_mb, &mut out) {
+        Ok(results) => {
+            print!("{}", calibrate::losses_table(&results, nodes));
+            ExitCode::SUCCESS
         }
         Err(e) => {
             eprintln!("error: {e}");

@@ -1,5 +1,6 @@
 //! `kestrel calibrate`, through the binary: a short self-play match is counted, analysed and
-//! reported with no faults; a reference that does not exist is a clear error; and stand-in
+//! reported with no faults, and its PGN analysed again gives the same losses; a PGN the
+//! tool did not write and a reference that does not exist are clear errors; and stand-in
 //! engines that play an illegal move or crash lose their games and have the fault counted,
 //! against the exit status when the side is Kestrel's.
 
@@ -56,9 +57,15 @@ fn wdl(cell: &str) -> [usize; 3] {
 }
 
 #[test]
-fn a_short_self_play_match_is_counted_analysed_and_fault_free() {
+fn a_short_self_play_match_is_counted_analysed_fault_free_and_reanalysed_alike() {
     let started = std::time::Instant::now();
+    let dir = std::env::temp_dir().join(format!("kestrel-calibrate-pgn-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pgn = dir.join("games.pgn");
+    let pgn = pgn.to_str().expect("a UTF-8 temporary path");
     let output = calibrate(&[
+        "--pgn",
+        pgn,
         "--versus-self-elo",
         "1300",
         "--elo",
@@ -99,6 +106,40 @@ fn a_short_self_play_match_is_counted_analysed_and_fault_free() {
     // Self-play measures nothing to relabel LEVELS with.
     assert!(!stdout.contains("LEVELS relabelled"), "{report}");
     assert!(started.elapsed().as_secs() < 30, "{report}");
+
+    // The same games analysed again from the PGN, at the same nodes: the same losses, so
+    // the PGN keeps the moves and says which side played the setting.
+    let again = calibrate(&["--reanalyse", pgn, "--analyse-nodes", "2000"]);
+    let again_report = text(&again);
+    assert!(again.status.success(), "{again_report}");
+    let again_stdout = String::from_utf8_lossy(&again.stdout);
+    let again_row = markdown_row(&again_stdout, "1200");
+    // setting | games | moves | ACPL | share
+    assert_eq!(again_row[1], "2", "{again_report}");
+    assert_eq!(
+        [&again_row[3], &again_row[4]],
+        [&row[5], &row[6]],
+        "{report}\n{again_report}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn reanalysing_a_file_that_is_not_a_calibration_pgn_is_a_clear_error() {
+    let dir = std::env::temp_dir().join(format!("kestrel-reanalyse-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let foreign = dir.join("foreign.pgn");
+    std::fs::write(
+        &foreign,
+        "[Event \"club\"]\n[White \"a\"]\n[Black \"b\"]\n\n1. e4 *\n",
+    )
+    .unwrap();
+    let output = calibrate(&["--reanalyse", foreign.to_str().unwrap()]);
+    let report = text(&output);
+    assert_eq!(output.status.code(), Some(2), "{report}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("game 1: its Event 'club'"), "{report}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -19,14 +19,17 @@
 //! * `stats`: the Elo maths, the median, the centipawn-loss analysis and a setting's tally.
 //! * `fit`: the `LEVELS` rows relabelled by the measurements, and the snippet to paste.
 //! * `report`: the progress and summary lines, the tables, the fit as printed, the PGN.
+//! * `reanalyse`: the analysis again, deeper, on the games of a PGN it wrote.
 
 mod fit;
 mod game;
+mod reanalyse;
 mod report;
 mod stats;
 
 pub use fit::{levels_snippet, relabel, round_to_ten, Fit, Relabelled};
 pub use game::{Fault, Faults, REPLY_GRACE};
+pub use reanalyse::{losses_table, read_pgn, reanalyse, PgnError, RecordedGame, SettingLosses};
 pub use report::Report;
 pub use stats::{
     elo_from_score, format_elo, format_estimate, median, move_loss, move_losses, EloEstimate,

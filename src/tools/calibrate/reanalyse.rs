@@ -1,0 +1,417 @@
+//! `calibrate --reanalyse`: the centipawn-loss analysis again, deeper, on games already
+//! played (the PGN `calibrate --pgn` writes). The analysis during a run is kept cheap so it
+//! does not slow the games; telling the strongest settings apart needs more nodes than that,
+//! and the games need not be played again for it. Fixed nodes make it load-immune, so it can
+//! run beside other work.
+
+use super::stats::{move_losses, BLUNDER_CP};
+use super::{CalibrateError, Setting};
+use crate::chess::{Color, Move, Position};
+use crate::search::Searcher;
+use std::fmt::Write as _;
+use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// One game of a calibration PGN: the setting measured, the side that played it, the moves.
+#[derive(Clone, Debug)]
+pub struct RecordedGame {
+    pub setting: Setting,
+    pub kestrel: Color,
+    pub start: Position,
+    pub moves: Vec<Move>,
+}
+
+/// Why a game of the PGN cannot be analysed (the game, counted from 1, and what is wrong).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PgnError {
+    pub game: usize,
+    pub problem: String,
+}
+
+impl std::fmt::Display for PgnError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "game {}: {}", self.game, self.problem)
+    }
+}
+
+/// The value of `[Tag "value"]`, if the line is a tag pair.
+fn tag_pair(line: &str) -> Option<(&str, &str)> {
+    let inner = line.trim().strip_prefix('[')?.strip_suffix(']')?;
+    let (name, rest) = inner.split_once(char::is_whitespace)?;
+    let value = rest.trim().strip_prefix('"')?.strip_suffix('"')?;
+    Some((name, value))
+}
+
+/// The move tokens of a movetext: comments (`{}` and `;` to the end of the line),
+/// variations, NAGs, move numbers and the result left out.
+fn move_tokens(movetext: &str) -> Vec<String> {
+    let mut tokens = Vec::new();
+    let mut word = String::new();
+    let (mut in_comment, mut in_line_comment, mut variation_depth) = (false, false, 0usize);
+    let flush = |word: &mut String, tokens: &mut Vec<String>| {
+        let is_result = matches!(word.as_str(), "1-0" | "0-1" | "1/2-1/2" | "*");
+        // "12." and "12..." are move numbers; "12.e4" is a move written without a space.
+        let w = match word.split_once('.') {
+            Some((number, rest)) if number.chars().all(|c| c.is_ascii_digit()) => {
+                rest.trim_start_matches('.')
+            }
+            _ => word.as_str(),
+        };
+        if !w.is_empty() && !w.starts_with('$') && !is_result {
+            tokens.push(w.to_string());
+        }
+        word.clear();
+    };
+    for c in movetext.chars() {
+        if in_line_comment {
+            in_line_comment = c != '\n';
+            continue;
+        }
+        if in_comment {
+            in_comment = c != '}';
+            continue;
+        }
+        match c {
+            '{' => {
+                flush(&mut word, &mut tokens);
+                in_comment = true;
+            }
+            ';' => {
+                flush(&mut word, &mut tokens);
+                in_line_comment = true;
+            }
+            '(' => {
+                flush(&mut word, &mut tokens);
+                variation_depth += 1;
+            }
+            ')' => {
+                word.clear();
+                variation_depth = variation_depth.saturating_sub(1);
+            }
+            c if c.is_whitespace() => {
+                if variation_depth == 0 {
+                    flush(&mut word, &mut tokens);
+                } else {
+                    word.clear();
+                }
+            }
+            c => word.push(c),
+        }
+    }
+    if variation_depth == 0 {
+        flush(&mut word, &mut tokens);
+    }
+    tokens
+}
+
+/// One game from its tag pairs and movetext; `number` counts from 1, for errors.
+fn recorded_game(
+    number: usize,
+    tags: &[(String, String)],
+    movetext: &str,
+) -> Result<RecordedGame, PgnError> {
+    let error = |problem: String| PgnError {
+        game: number,
+        problem,
+    };
+    let tag = |name: &str| {
+        tags.iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    };
+    let event = tag("Event").unwrap_or("");
+    let setting = event
+        .strip_prefix("kestrel calibrate ")
+        .ok_or_else(|| {
+            error(format!(
+                "its Event '{event}' is not 'kestrel calibrate SETTING' (only games \
+                 `kestrel calibrate --pgn` wrote say which side played which setting)"
+            ))
+        })
+        .and_then(|s| Setting::parse(s).map_err(error))?;
+    let name = format!("Kestrel {setting}");
+    let kestrel = match (tag("White") == Some(&name), tag("Black") == Some(&name)) {
+        (true, false) => Color::White,
+        (false, true) => Color::Black,
+        _ => {
+            return Err(error(format!(
+                "not exactly one side is '{name}' (White '{}', Black '{}')",
+                tag("White").unwrap_or("?"),
+                tag("Black").unwrap_or("?")
+            )))
+        }
+    };
+    let start = match tag("FEN") {
+        Some(fen) => Position::from_fen(fen).map_err(|e| error(format!("its FEN: {e}")))?,
+        None => Position::startpos(),
+    };
+    let mut position = start;
+    let mut moves = Vec::new();
+    for token in move_tokens(movetext) {
+        let mv = position.parse_san(&token).map_err(|e| {
+            error(format!(
+                "move {} ('{token}'): {e}",
+                position.fullmove_number()
+            ))
+        })?;
+        position.play(mv);
+        moves.push(mv);
+    }
+    Ok(RecordedGame {
+        setting,
+        kestrel,
+        start,
+        moves,
+    })
+}
+
+/// Every game of a PGN text, in order.
+pub fn read_pgn(text: &str) -> Result<Vec<RecordedGame>, PgnError> {
+    let mut games = Vec::new();
+    let mut tags: Vec<(String, String)> = Vec::new();
+    let mut movetext = String::new();
+    let mut finish = |tags: &mut Vec<(String, String)>, movetext: &mut String| {
+        if tags.is_empty() && movetext.trim().is_empty() {
+            return Ok(());
+        }
+        let game = recorded_game(games.len() + 1, tags, movetext)?;
+        games.push(game);
+        tags.clear();
+        movetext.clear();
+        Ok(())
+    };
+    for line in text.lines() {
+        if let Some((name, value)) = tag_pair(line) {
+            // A tag after movetext starts the next game.
+            if !movetext.trim().is_empty() {
+                finish(&mut tags, &mut movetext)?;
+            }
+            tags.push((name.to_string(), value.to_string()));
+        } else if !line.starts_with('%') {
+            movetext.push_str(line);
+            movetext.push('\n');
+        }
+    }
+    finish(&mut tags, &mut movetext)?;
+    Ok(games)
+}
+
+/// One setting's analysis.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SettingLosses {
+    pub setting: Setting,
+    pub games: usize,
+    /// Centipawns lost by each of the setting's moves.
+    pub losses: Vec<i32>,
+}
+
+impl SettingLosses {
+    pub fn acpl(&self) -> Option<f64> {
+        (!self.losses.is_empty()).then(|| {
+            self.losses.iter().map(|&l| f64::from(l)).sum::<f64>() / self.losses.len() as f64
+        })
+    }
+
+    pub fn blunder_share(&self) -> Option<f64> {
+        (!self.losses.is_empty()).then(|| {
+            self.losses.iter().filter(|&&l| l >= BLUNDER_CP).count() as f64
+                / self.losses.len() as f64
+        })
+    }
+}
+
+/// Analyses at most `per_setting` games of each setting (the first ones) with `nodes` a
+/// position on `threads` threads; the settings in rising order, full strength last.
+pub fn reanalyse(
+    games: &[RecordedGame],
+    per_setting: usize,
+    nodes: u64,
+    threads: usize,
+    hash_mb: usize,
+    out: &mut (dyn Write + Send),
+) -> Result<Vec<SettingLosses>, CalibrateError> {
+    let mut chosen: Vec<&RecordedGame> = Vec::new();
+    let mut results: Vec<SettingLosses> = Vec::new();
+    for game in games {
+        let index = match results.iter().position(|r| r.setting == game.setting) {
+            Some(i) => i,
+            None => {
+                results.push(SettingLosses {
+                    setting: game.setting,
+                    games: 0,
+                    losses: Vec::new(),
+                });
+                results.len() - 1
+            }
+        };
+        if results[index].games < per_setting {
+            results[index].games += 1;
+            chosen.push(game);
+        }
+    }
+    results.sort_by_key(|r| r.setting.elo(i64::MAX));
+    writeln!(
+        out,
+        "analysing {} games ({} setting{}) at {nodes} nodes a position on {threads} thread{}",
+        chosen.len(),
+        results.len(),
+        if results.len() == 1 { "" } else { "s" },
+        if threads == 1 { "" } else { "s" }
+    )?;
+    // Each game's losses in the games' order, so the result does not depend on which
+    // thread analysed which game.
+    let losses: Mutex<Vec<Option<Vec<i32>>>> = Mutex::new(vec![None; chosen.len()]);
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let progress = Mutex::new(out);
+    std::thread::scope(|scope| {
+        for _ in 0..threads.clamp(1, chosen.len().max(1)) {
+            scope.spawn(|| {
+                let mut searcher = Searcher::new(hash_mb);
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(game) = chosen.get(i) else { break };
+                    let game_losses =
+                        move_losses(&mut searcher, game.start, &game.moves, game.kestrel, nodes);
+                    losses.lock().expect("no thread panics holding it")[i] = Some(game_losses);
+                    let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
+                    if finished.is_multiple_of(20) || finished == chosen.len() {
+                        let mut p = progress.lock().expect("no thread panics holding it");
+                        let _ = writeln!(p, "  {finished}/{} games analysed", chosen.len());
+                    }
+                }
+            });
+        }
+    });
+    let losses = losses.into_inner().expect("no thread panicked holding it");
+    for (game, game_losses) in chosen.iter().zip(losses) {
+        let result = results
+            .iter_mut()
+            .find(|r| r.setting == game.setting)
+            .expect("every chosen game's setting has a row");
+        result.losses.extend(game_losses.unwrap_or_default());
+    }
+    Ok(results)
+}
+
+/// The table of a reanalysis, plain and in Markdown.
+pub fn losses_table(results: &[SettingLosses], nodes: u64) -> String {
+    let share = |r: &SettingLosses| {
+        r.blunder_share()
+            .map_or_else(|| "-".to_string(), |s| format!("{:.1}%", s * 100.0))
+    };
+    let acpl = |r: &SettingLosses| {
+        r.acpl()
+            .map_or_else(|| "-".to_string(), |a| format!("{a:.1}"))
+    };
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "\n{:<8} {:>6} {:>7} {:>7} {:>9}   (analysis at {nodes} nodes a position)",
+        "setting",
+        "games",
+        "moves",
+        "ACPL",
+        format!(">={BLUNDER_CP}cp")
+    );
+    for r in results {
+        let _ = writeln!(
+            text,
+            "{:<8} {:>6} {:>7} {:>7} {:>9}",
+            r.setting.to_string(),
+            r.games,
+            r.losses.len(),
+            acpl(r),
+            share(r)
+        );
+    }
+    let _ = writeln!(
+        text,
+        "\n| setting | games | moves | ACPL | ≥{BLUNDER_CP} cp share |\n|---|---|---|---|---|"
+    );
+    for r in results {
+        let _ = writeln!(
+            text,
+            "| {} | {} | {} | {} | {} |",
+            r.setting,
+            r.games,
+            r.losses.len(),
+            acpl(r),
+            share(r)
+        );
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PGN: &str = r#"[Event "kestrel calibrate 1400"]
+[Site "?"]
+[White "Kestrel 1180"]
+[Black "Kestrel 1400"]
+[Result "0-1"]
+
+1. f3 e5 2. g4 {a blunder} $4 (2. e4 Nc6) Qh4# {Black mates} 0-1
+
+[Event "kestrel calibrate full"]
+[White "Kestrel full"]
+[Black "stockfish"]
+[SetUp "1"]
+[FEN "4k3/8/8/8/8/8/8/R3K3 w - - 0 1"]
+[Result "*"]
+
+1.Ra7 Kd8 2. Ke2 ; to the end of the line
+Kc8 *
+"#;
+
+    #[test]
+    fn calibration_games_are_read_with_the_measured_side() {
+        let games = read_pgn(PGN).expect("both games read");
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[0].setting, Setting::Elo(1400));
+        assert_eq!(games[0].kestrel, Color::Black);
+        assert_eq!(
+            games[0].moves.len(),
+            4,
+            "the variation and the NAG are skipped"
+        );
+        let mut last = games[0].start;
+        games[0].moves.iter().for_each(|&mv| last.play(mv));
+        assert!(last.legal_moves().is_empty(), "the game ends in mate");
+        assert_eq!(games[1].setting, Setting::Full);
+        assert_eq!(games[1].kestrel, Color::White);
+        assert_eq!(games[1].moves.len(), 4);
+    }
+
+    #[test]
+    fn games_the_tool_did_not_write_or_bad_moves_are_named() {
+        let foreign = "[Event \"casual\"]\n[White \"a\"]\n[Black \"b\"]\n\n1. e4 *\n";
+        assert_eq!(
+            read_pgn(foreign).map(|g| g.len()).map_err(|e| e.game),
+            Err(1)
+        );
+        let illegal = PGN.replace("2. g4", "2. Ke3");
+        let error = read_pgn(&illegal).expect_err("Ke3 is not legal");
+        assert_eq!(error.game, 1);
+        assert!(error.problem.contains("Ke3"), "{}", error.problem);
+    }
+
+    #[test]
+    fn each_setting_is_analysed_once_in_rising_order() {
+        let games = read_pgn(PGN).expect("both games read");
+        let mut out = Vec::new();
+        let results = reanalyse(&games, 10, 2_000, 2, 1, &mut out).expect("analysed");
+        assert_eq!(
+            results.iter().map(|r| r.setting).collect::<Vec<_>>(),
+            [Setting::Elo(1400), Setting::Full]
+        );
+        // Black's two moves in the fool's mate: e5 loses nothing much, Qh4# nothing.
+        assert_eq!(results[0].losses.len(), 2);
+        assert!(results[0].acpl().expect("moves analysed") < 100.0);
+        let table = losses_table(&results, 2_000);
+        assert!(table.contains("| 1400 | 1 | 2 |"), "{table}");
+    }
+}
