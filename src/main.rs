@@ -315,6 +315,10 @@ enum Command {
         /// --analyse-nodes a position on --concurrency threads, at most --games a setting.
         #[arg(long, value_name = "FILE", conflicts_with_all = ["elo", "anchors", "pgn"])]
         reanalyse: Vec<PathBuf>,
+        /// With --reanalyse: in games of Kestrel against itself, the other setting's moves
+        /// are analysed too (the same games then measure both settings).
+        #[arg(long, requires = "reanalyse")]
+        both_sides: bool,
     },
 }
 
@@ -434,12 +438,14 @@ fn main() -> ExitCode {
             concurrency,
             pgn,
             reanalyse,
+            both_sides,
         }) => {
             use kestrel::tools::calibrate::{self, Config, Opponent};
             if !reanalyse.is_empty() {
                 return run_reanalyse(
                     &reanalyse,
                     games as usize,
+                    both_sides,
                     analyse_nodes,
                     concurrency as usize,
                     hash as usize,
@@ -1119,6 +1125,7 @@ fn run_strength_mates(
 fn run_reanalyse(
     files: &[PathBuf],
     per_setting: usize,
+    both_sides: bool,
     nodes: u64,
     threads: usize,
     hash_mb: usize,
@@ -1146,7 +1153,15 @@ fn run_reanalyse(
         }
     }
     let mut out = std::io::stdout();
-    match calibrate::reanalyse(&games, per_setting, nodes, threads, hash_mb, &mut out) {
+    match calibrate::reanalyse(
+        &games,
+        per_setting,
+        both_sides,
+        nodes,
+        threads,
+        hash_mb,
+        &mut out,
+    ) {
         Ok(results) => {
             print!("{}", calibrate::losses_table(&results, nodes));
             ExitCode::SUCCESS

@@ -32,8 +32,8 @@ pub use game::{Fault, Faults, REPLY_GRACE};
 pub use reanalyse::{losses_table, read_pgn, reanalyse, PgnError, RecordedGame, SettingLosses};
 pub use report::Report;
 pub use stats::{
-    elo_from_score, format_elo, format_estimate, median, move_loss, move_losses, EloEstimate,
-    SettingResult, BLUNDER_CP, EVAL_CLAMP,
+    elo_from_score, format_elo, format_estimate, median, move_loss, move_losses, side_losses,
+    EloEstimate, SettingResult, BLUNDER_CP, EVAL_CLAMP,
 };
 
 use super::uci_client::{find_program, ClientError, UciEngine};

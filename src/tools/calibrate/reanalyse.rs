@@ -4,7 +4,7 @@
 //! and the games need not be played again for it. Fixed nodes make it load-immune, so it can
 //! run beside other work.
 
-use super::stats::{move_losses, BLUNDER_CP};
+use super::stats::{side_losses, BLUNDER_CP};
 use super::{CalibrateError, Setting};
 use crate::chess::{Color, Move, Position};
 use crate::search::Searcher;
@@ -18,6 +18,8 @@ use std::sync::Mutex;
 pub struct RecordedGame {
     pub setting: Setting,
     pub kestrel: Color,
+    /// The other side's setting when it is Kestrel too (`--versus-self-elo` games).
+    pub opponent: Option<Setting>,
     pub start: Position,
     pub moves: Vec<Move>,
 }
@@ -142,6 +144,13 @@ fn recorded_game(
             )))
         }
     };
+    let opponent = tag(if kestrel == Color::White {
+        "Black"
+    } else {
+        "White"
+    })
+    .and_then(|name| name.strip_prefix("Kestrel "))
+    .and_then(|s| Setting::parse(s).ok());
     let start = match tag("FEN") {
         Some(fen) => Position::from_fen(fen).map_err(|e| error(format!("its FEN: {e}")))?,
         None => Position::startpos(),
@@ -161,6 +170,7 @@ fn recorded_game(
     Ok(RecordedGame {
         setting,
         kestrel,
+        opponent,
         start,
         moves,
     })
@@ -222,32 +232,52 @@ impl SettingLosses {
 }
 
 /// Analyses at most `per_setting` games of each setting (the first ones) with `nodes` a
-/// position on `threads` threads; the settings in rising order, full strength last.
+/// position on `threads` threads; the settings in rising order, full strength last. With
+/// `both_sides`, the moves of an opponent that is Kestrel at another setting count for
+/// that setting too (the same games then measure both).
 pub fn reanalyse(
     games: &[RecordedGame],
     per_setting: usize,
+    both_sides: bool,
     nodes: u64,
     threads: usize,
     hash_mb: usize,
     out: &mut (dyn Write + Send),
 ) -> Result<Vec<SettingLosses>, CalibrateError> {
+    // The sides analysed in a game, each with the setting its moves count for.
+    let sides_of = |game: &RecordedGame| {
+        let mut sides = vec![(game.kestrel, game.setting)];
+        if let (true, Some(opponent)) = (both_sides, game.opponent) {
+            sides.push((!game.kestrel, opponent));
+        }
+        sides
+    };
     let mut chosen: Vec<&RecordedGame> = Vec::new();
-    let mut results: Vec<SettingLosses> = Vec::new();
+    let mut taken: Vec<(Setting, usize)> = Vec::new();
     for game in games {
-        let index = match results.iter().position(|r| r.setting == game.setting) {
+        let index = match taken.iter().position(|&(s, _)| s == game.setting) {
             Some(i) => i,
             None => {
-                results.push(SettingLosses {
-                    setting: game.setting,
-                    games: 0,
-                    losses: Vec::new(),
-                });
-                results.len() - 1
+                taken.push((game.setting, 0));
+                taken.len() - 1
             }
         };
-        if results[index].games < per_setting {
-            results[index].games += 1;
+        if taken[index].1 < per_setting {
+            taken[index].1 += 1;
             chosen.push(game);
+        }
+    }
+    let mut results: Vec<SettingLosses> = Vec::new();
+    for game in &chosen {
+        for (_, setting) in sides_of(game) {
+            match results.iter_mut().find(|r| r.setting == setting) {
+                Some(r) => r.games += 1,
+                None => results.push(SettingLosses {
+                    setting,
+                    games: 1,
+                    losses: Vec::new(),
+                }),
+            }
         }
     }
     results.sort_by_key(|r| r.setting.elo(i64::MAX));
@@ -261,7 +291,7 @@ pub fn reanalyse(
     )?;
     // Each game's losses in the games' order, so the result does not depend on which
     // thread analysed which game.
-    let losses: Mutex<Vec<Option<Vec<i32>>>> = Mutex::new(vec![None; chosen.len()]);
+    let losses: Mutex<Vec<Vec<Vec<i32>>>> = Mutex::new(vec![Vec::new(); chosen.len()]);
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let progress = Mutex::new(out);
@@ -272,9 +302,10 @@ pub fn reanalyse(
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(game) = chosen.get(i) else { break };
+                    let sides: Vec<Color> = sides_of(game).iter().map(|&(c, _)| c).collect();
                     let game_losses =
-                        move_losses(&mut searcher, game.start, &game.moves, game.kestrel, nodes);
-                    losses.lock().expect("no thread panics holding it")[i] = Some(game_losses);
+                        side_losses(&mut searcher, game.start, &game.moves, &sides, nodes);
+                    losses.lock().expect("no thread panics holding it")[i] = game_losses;
                     let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
                     if finished.is_multiple_of(20) || finished == chosen.len() {
                         let mut p = progress.lock().expect("no thread panics holding it");
@@ -286,11 +317,13 @@ pub fn reanalyse(
     });
     let losses = losses.into_inner().expect("no thread panicked holding it");
     for (game, game_losses) in chosen.iter().zip(losses) {
-        let result = results
-            .iter_mut()
-            .find(|r| r.setting == game.setting)
-            .expect("every chosen game's setting has a row");
-        result.losses.extend(game_losses.unwrap_or_default());
+        for ((_, setting), side_losses) in sides_of(game).into_iter().zip(game_losses) {
+            let result = results
+                .iter_mut()
+                .find(|r| r.setting == setting)
+                .expect("every side's setting has a row");
+            result.losses.extend(side_losses);
+        }
     }
     Ok(results)
 }
@@ -373,6 +406,7 @@ Kc8 *
         assert_eq!(games.len(), 2);
         assert_eq!(games[0].setting, Setting::Elo(1400));
         assert_eq!(games[0].kestrel, Color::Black);
+        assert_eq!(games[0].opponent, Some(Setting::Elo(1180)));
         assert_eq!(
             games[0].moves.len(),
             4,
@@ -383,6 +417,7 @@ Kc8 *
         assert!(last.legal_moves().is_empty(), "the game ends in mate");
         assert_eq!(games[1].setting, Setting::Full);
         assert_eq!(games[1].kestrel, Color::White);
+        assert_eq!(games[1].opponent, None, "Stockfish is not a setting");
         assert_eq!(games[1].moves.len(), 4);
     }
 
@@ -403,7 +438,7 @@ Kc8 *
     fn each_setting_is_analysed_once_in_rising_order() {
         let games = read_pgn(PGN).expect("both games read");
         let mut out = Vec::new();
-        let results = reanalyse(&games, 10, 2_000, 2, 1, &mut out).expect("analysed");
+        let results = reanalyse(&games, 10, false, 2_000, 2, 1, &mut out).expect("analysed");
         assert_eq!(
             results.iter().map(|r| r.setting).collect::<Vec<_>>(),
             [Setting::Elo(1400), Setting::Full]
@@ -413,5 +448,19 @@ Kc8 *
         assert!(results[0].acpl().expect("moves analysed") < 100.0);
         let table = losses_table(&results, 2_000);
         assert!(table.contains("| 1400 | 1 | 2 |"), "{table}");
+
+        // Both sides: the 1180 side of the first game counts too, and its g4 loses the game.
+        let both = reanalyse(&games, 10, true, 2_000, 2, 1, &mut out).expect("analysed");
+        assert_eq!(
+            both.iter().map(|r| r.setting).collect::<Vec<_>>(),
+            [Setting::Elo(1180), Setting::Elo(1400), Setting::Full]
+        );
+        assert_eq!(both[0].losses.len(), 2);
+        assert!(
+            both[0].losses[1] >= 800,
+            "g4 allows mate: {:?}",
+            both[0].losses
+        );
+        assert_eq!(both[1].losses.len(), 2);
     }
 }

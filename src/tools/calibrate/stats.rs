@@ -29,13 +29,29 @@ pub fn move_losses(
     mover: Color,
     nodes: u64,
 ) -> Vec<i32> {
+    side_losses(searcher, start, moves, &[mover], nodes)
+        .pop()
+        .unwrap_or_default()
+}
+
+/// `move_losses` of each of `sides` (in that order) from one analysis, each position
+/// searched once however many sides need it.
+pub fn side_losses(
+    searcher: &mut Searcher,
+    start: Position,
+    moves: &[Move],
+    sides: &[Color],
+    nodes: u64,
+) -> Vec<Vec<i32>> {
     // Fresh per game, so a game's analysis does not depend on which worker made it.
     searcher.clear();
     let mut game = Game::new(start);
     let mut evals = Vec::with_capacity(moves.len() + 1);
     for ply in 0..=moves.len() {
         let to_move = game.position().side_to_move();
-        let needed = (ply < moves.len() && to_move == mover) || (ply > 0 && to_move != mover);
+        // Before a move of a side analysed, and after one (the opponent then to move).
+        let needed = (ply < moves.len() && sides.contains(&to_move))
+            || (ply > 0 && sides.contains(&!to_move));
         let eval = if !needed {
             0
         } else if let Some(outcome) = game.outcome() {
@@ -62,10 +78,15 @@ pub fn move_losses(
             game.play(mv);
         }
     }
-    let first = usize::from(start.side_to_move() != mover);
-    (first..moves.len())
-        .step_by(2)
-        .map(|ply| move_loss(evals[ply], evals[ply + 1]))
+    sides
+        .iter()
+        .map(|&side| {
+            let first = usize::from(start.side_to_move() != side);
+            (first..moves.len())
+                .step_by(2)
+                .map(|ply| move_loss(evals[ply], evals[ply + 1]))
+                .collect()
+        })
         .collect()
 }
 
