@@ -4,7 +4,7 @@
 //! and the games need not be played again for it. Fixed nodes make it load-immune, so it can
 //! run beside other work.
 
-use super::stats::{side_losses, BLUNDER_CP};
+use super::stats::{blunder_share, mean_loss, side_losses, BLUNDER_CP};
 use super::{CalibrateError, Setting};
 use crate::chess::{Color, Move, Position};
 use crate::search::Searcher;
@@ -218,16 +218,11 @@ pub struct SettingLosses {
 
 impl SettingLosses {
     pub fn acpl(&self) -> Option<f64> {
-        (!self.losses.is_empty()).then(|| {
-            self.losses.iter().map(|&l| f64::from(l)).sum::<f64>() / self.losses.len() as f64
-        })
+        mean_loss(&self.losses)
     }
 
     pub fn blunder_share(&self) -> Option<f64> {
-        (!self.losses.is_empty()).then(|| {
-            self.losses.iter().filter(|&&l| l >= BLUNDER_CP).count() as f64
-                / self.losses.len() as f64
-        })
+        blunder_share(&self.losses)
     }
 }
 

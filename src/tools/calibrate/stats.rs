@@ -233,22 +233,12 @@ impl SettingResult {
 
     /// Mean centipawn loss per move, if any move was analysed.
     pub fn acpl(&self) -> Option<f64> {
-        (!self.move_losses.is_empty()).then(|| {
-            self.move_losses.iter().map(|&l| f64::from(l)).sum::<f64>()
-                / self.move_losses.len() as f64
-        })
+        mean_loss(&self.move_losses)
     }
 
     /// The share of analysed moves losing `BLUNDER_CP` or more.
     pub fn blunder_share(&self) -> Option<f64> {
-        (!self.move_losses.is_empty()).then(|| {
-            let blunders = self
-                .move_losses
-                .iter()
-                .filter(|&&l| l >= BLUNDER_CP)
-                .count();
-            blunders as f64 / self.move_losses.len() as f64
-        })
+        blunder_share(&self.move_losses)
     }
 
     pub fn median_think_ms(&self) -> Option<f64> {
@@ -258,6 +248,18 @@ impl SettingResult {
     pub(super) fn wdl(&self) -> String {
         format!("{}-{}-{}", self.wins, self.draws, self.losses)
     }
+}
+
+/// The mean of move losses (centipawns), if there are any.
+pub fn mean_loss(losses: &[i32]) -> Option<f64> {
+    (!losses.is_empty())
+        .then(|| losses.iter().map(|&l| f64::from(l)).sum::<f64>() / losses.len() as f64)
+}
+
+/// The share of move losses of `BLUNDER_CP` or more, if there are any.
+pub fn blunder_share(losses: &[i32]) -> Option<f64> {
+    (!losses.is_empty())
+        .then(|| losses.iter().filter(|&&l| l >= BLUNDER_CP).count() as f64 / losses.len() as f64)
 }
 
 /// The median of `values`, if any.
