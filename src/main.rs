@@ -185,6 +185,10 @@ enum Command {
         /// Continue from OUT/checkpoint.bin.
         #[arg(long)]
         resume: bool,
+        /// Start from this net file (fine-tuning: its shape, fresh optimiser state) instead
+        /// of random weights; e.g. the embedded net's file in src/nnue/nets/.
+        #[arg(long, value_name = "NET", conflicts_with = "resume")]
+        init: Option<PathBuf>,
     },
     /// Tune the evaluation weights on scored positions (Texel's method with Adam) and write
     /// the result as the source of src/eval/weights.rs. Progress goes to stderr.
@@ -532,6 +536,7 @@ fn main() -> ExitCode {
             validation,
             mirror,
             resume,
+            init,
         }) => {
             let defaults = kestrel::tools::train::Options::default();
             let options = kestrel::tools::train::Options {
@@ -546,7 +551,12 @@ fn main() -> ExitCode {
                 mirror,
             };
             let shape_given = (hidden.is_some(), activation.is_some());
-            run_train(&data, &out, options, shape_given, validation, resume)
+            let start = match (resume, init) {
+                (true, _) => TrainStart::Resume,
+                (false, Some(net)) => TrainStart::Init(net),
+                (false, None) => TrainStart::Fresh,
+            };
+            run_train(&data, &out, options, shape_given, validation, start)
         }
         Some(Command::Tune {
             data,
@@ -783,13 +793,23 @@ fn run_convert(input: &std::path::Path, output: &std::path::Path) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// Where `kestrel train` starts from.
+enum TrainStart {
+    /// Random weights.
+    Fresh,
+    /// OUT/checkpoint.bin.
+    Resume,
+    /// A net file's weights.
+    Init(PathBuf),
+}
+
 fn run_train(
     files: &[PathBuf],
     out: &std::path::Path,
     mut options: kestrel::tools::train::Options,
     (hidden_given, activation_given): (bool, bool),
     validation: f64,
-    resume: bool,
+    start: TrainStart,
 ) -> ExitCode {
     use kestrel::tools::train::{self, Dataset, Trainer};
     if !options.hidden.is_multiple_of(16) {
@@ -815,7 +835,7 @@ fn run_train(
         return ExitCode::from(2);
     }
     let checkpoint = out.join("checkpoint.bin");
-    let mut trainer = if resume {
+    let mut trainer = if let TrainStart::Resume = start {
         let bytes = match std::fs::read(&checkpoint) {
             Ok(bytes) => bytes,
             Err(e) => {
@@ -858,7 +878,37 @@ fn run_train(
             );
             return ExitCode::from(2);
         }
-        Trainer::new(&options)
+        if let TrainStart::Init(path) = &start {
+            let file = std::fs::read(path)
+                .map_err(|e| format!("cannot read it: {e}"))
+                .and_then(|bytes| {
+                    kestrel::nnue::format::NetFile::parse(&bytes).map_err(|e| e.to_string())
+                })
+                .and_then(|file| train::Network::from_net_file(&file));
+            let net = match file {
+                Ok(net) => net,
+                Err(e) => {
+                    eprintln!("error: --init {}: {e}", path.display());
+                    return ExitCode::from(2);
+                }
+            };
+            if (hidden_given && options.hidden != net.hidden)
+                || (activation_given && options.activation != net.activation)
+            {
+                eprintln!(
+                    "error: --init: the net has {} hidden neurons and {:?}; \
+                     --hidden and --activation must match it or be left out",
+                    net.hidden, net.activation
+                );
+                return ExitCode::from(2);
+            }
+            options.hidden = net.hidden;
+            options.activation = net.activation;
+            eprintln!("starting from the net {}", path.display());
+            Trainer::from_net(net)
+        } else {
+            Trainer::new(&options)
+        }
     };
 
     let start = Instant::now();

@@ -152,3 +152,69 @@ fn bad_data_is_refused_with_the_place_and_the_reason() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn init_starts_from_a_net_file_and_refuses_a_bad_one() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/selfplay-sample.txt");
+    let first = scratch("init-first");
+    let (ok, _, stderr) = train(&data, &first, &["--epochs", "2"]);
+    assert!(ok, "{stderr}");
+    let start = first.join("epoch-2.nnue");
+
+    // With a learning rate too small to move any weight by a quantisation step, the
+    // fine-tuned net is the net it started from, byte for byte: the weights were loaded.
+    let tuned = scratch("init-tuned");
+    let init = start.to_str().unwrap();
+    let (ok, stdout, stderr) = train(
+        &data,
+        &tuned,
+        &["--epochs", "1", "--lr", "1e-12", "--init", init],
+    );
+    assert!(ok, "{stdout}\n{stderr}");
+    assert!(stderr.contains("starting from the net"), "{stderr}");
+    assert_eq!(
+        std::fs::read(tuned.join("epoch-1.nnue")).unwrap(),
+        std::fs::read(&start).unwrap()
+    );
+    // A fresh start with the same settings is another net.
+    let fresh = scratch("init-fresh");
+    let (ok, _, _) = train(&data, &fresh, &["--epochs", "1", "--lr", "1e-12"]);
+    assert!(ok);
+    assert_ne!(
+        std::fs::read(fresh.join("epoch-1.nnue")).unwrap(),
+        std::fs::read(&start).unwrap()
+    );
+
+    // A shape other than the net's, a file that is not a net, one that is missing, and
+    // --init with --resume are refused, and nothing is written.
+    let out = scratch("init-refused");
+    let run = Command::new(env!("CARGO_BIN_EXE_kestrel"))
+        .args(["train", "--hidden", "32", "--init", init, "--data"])
+        .arg(&data)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        !run.status.success() && stderr.contains("16 hidden neurons"),
+        "{stderr}"
+    );
+    let garbage = scratch("garbage.nnue");
+    std::fs::write(&garbage, b"not a net at all, just some bytes").unwrap();
+    let (ok, _, stderr) = train(&data, &out, &["--init", garbage.to_str().unwrap()]);
+    assert!(
+        !ok && stderr.contains("--init") && stderr.contains("not a Kestrel net file"),
+        "{stderr}"
+    );
+    let missing = scratch("missing.nnue");
+    let (ok, _, stderr) = train(&data, &out, &["--init", missing.to_str().unwrap()]);
+    assert!(!ok && stderr.contains("cannot read it"), "{stderr}");
+    let (ok, _, stderr) = train(&data, &out, &["--init", init, "--resume"]);
+    assert!(!ok && stderr.contains("cannot be used with"), "{stderr}");
+    assert!(!out.join("epoch-1.nnue").exists());
+    for dir in [first, tuned, fresh, out] {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    let _ = std::fs::remove_file(garbage);
+}

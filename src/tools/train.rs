@@ -117,6 +117,33 @@ impl Network {
         }
     }
 
+    /// The float net a net file was quantised from, as near as its integers tell: each
+    /// parameter divided by its scale (feature weights and biases by QA, output weights by
+    /// QB, the output bias by QA·QB). Quantising it again gives the same file when the file
+    /// has this trainer's scales. Refused when its evaluation scale is not `EVAL_SCALE`,
+    /// where the net's output would mean other centipawns.
+    pub fn from_net_file(file: &NetFile) -> Result<Network, String> {
+        if file.scale != EVAL_SCALE {
+            return Err(format!(
+                "the net's evaluation scale is {}; the trainer's is {EVAL_SCALE}",
+                file.scale
+            ));
+        }
+        let (qa, qb) = (file.qa as f32, file.qb as f32);
+        let mut params = Vec::with_capacity(param_count(file.hidden));
+        params.extend(file.feature_weights.iter().map(|&w| f32::from(w) / qa));
+        params.extend(file.feature_bias.iter().map(|&b| f32::from(b) / qa));
+        params.extend(file.output_weights.iter().map(|&w| f32::from(w) / qb));
+        params
+            .push((f64::from(file.output_bias) / (f64::from(file.qa) * f64::from(file.qb))) as f32);
+        debug_assert_eq!(params.len(), param_count(file.hidden));
+        Ok(Network {
+            hidden: file.hidden,
+            activation: file.activation,
+            params,
+        })
+    }
+
     /// (feature weights, hidden biases, output weights, output bias)
     fn parts(&self) -> (&[f32], &[f32], &[f32], f32) {
         split(&self.params, self.hidden)
@@ -472,7 +499,15 @@ pub fn learning_rate(lr: f32, step: u64, total: u64) -> f32 {
 
 impl Trainer {
     pub fn new(options: &Options) -> Trainer {
-        let net = Network::new(options.hidden, options.activation, options.seed);
+        Trainer::from_net(Network::new(
+            options.hidden,
+            options.activation,
+            options.seed,
+        ))
+    }
+
+    /// A trainer that starts from `net` (fine-tuning) with a fresh optimiser state.
+    pub fn from_net(net: Network) -> Trainer {
         let len = net.params.len();
         Trainer {
             net,
@@ -985,6 +1020,29 @@ mod tests {
             median <= 5.0 && max <= 20.0,
             "median {median} cp, max {max} cp"
         );
+    }
+
+    #[test]
+    fn a_net_file_read_back_for_training_quantises_to_the_same_file() {
+        let net = Network::new(32, Activation::SCReLU, 7);
+        let file = net.quantise();
+        let back = Network::from_net_file(&file).expect("the trainer's own scales");
+        assert_eq!((back.hidden, back.activation), (32, Activation::SCReLU));
+        assert_eq!(back.params.len(), net.params.len());
+        assert_eq!(back.quantise(), file);
+        // Each parameter is within half a quantisation step of the float it came from.
+        let (weights, ..) = split(&net.params, 32);
+        let (read, ..) = split(&back.params, 32);
+        for (a, b) in weights.iter().zip(read) {
+            assert!((a - b).abs() <= 0.5 / QA as f32 + 1e-6, "{a} {b}");
+        }
+        // A fine-tuning trainer starts from exactly that net.
+        assert_eq!(Trainer::from_net(back.clone()).net, back);
+        let mut other_scale = file.clone();
+        other_scale.scale = 300;
+        assert!(Network::from_net_file(&other_scale)
+            .unwrap_err()
+            .contains("scale is 300"));
     }
 
     #[test]
