@@ -1136,7 +1136,10 @@ fn run_strength_mates(
         }
     }
     let elos = if elos.is_empty() {
-        (MIN_ELO..=FULL_STRENGTH_ELO).step_by(200).collect()
+        // The lowest setting to the highest in steps of 200, the highest always included.
+        let mut elos: Vec<i64> = (MIN_ELO..FULL_STRENGTH_ELO).step_by(200).collect();
+        elos.push(FULL_STRENGTH_ELO);
+        elos
     } else {
         elos
     };

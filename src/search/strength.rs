@@ -31,10 +31,14 @@ use crate::rng::Rng;
 /// at 1350). A weaker row would need fewer than `MIN_NODES`, which fails the KR vs K mates.
 pub const MIN_ELO: i64 = 1180;
 /// The setting that is full strength, and the highest: Kestrel's own strength on the scale
-/// the settings use (Stockfish 15.1's `UCI_Elo`): full Kestrel measured 2673 ± 70 against
-/// Stockfish at 2850 (100 games at 2+0.02, net kestrel-2). A setting this high plays
-/// without any limit. The calibration remeasures it whenever the engine's strength changes.
-pub const FULL_STRENGTH_ELO: i64 = 2670;
+/// the settings use (Stockfish 15.1's `UCI_Elo` at 5+0.05), read against the Stockfish level
+/// it scores nearly evenly against: full Kestrel (net kestrel-2) measured 2258 ± 50 against
+/// Stockfish at 2200 (71-33-46 in 150 games at 5+0.05). Measured against stronger levels it
+/// reads higher (2457 at 2600, 2635 at 2850): Stockfish's limited levels run strong at fast
+/// controls and are not transitive with Kestrel, so the even-score reading is the one used.
+/// A setting this high plays without any limit. The calibration remeasures it whenever the
+/// engine's strength changes.
+pub const FULL_STRENGTH_ELO: i64 = 2260;
 /// The setting before any is chosen (the limit itself is off by default).
 pub const DEFAULT_ELO: i64 = 1500;
 /// The fewest nodes any setting searches a move with: enough for the limited search to mate
@@ -62,7 +66,8 @@ struct Level {
 }
 
 /// The anchors, lowest first, each labelled with its measured Elo (first calibration:
-/// 100 games each at 2+0.02 against Stockfish 15.1); the last is full strength (its row
+/// 100 games each at 2+0.02 against Stockfish 15.1; confirmed at 5+0.05 where the settings
+/// 1400, 1800 and 2200 measured 1438, 1774 and 2224); the last is full strength (its row
 /// only shapes the settings just below it).
 const LEVELS: [Level; 8] = [
     Level {
