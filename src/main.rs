@@ -155,6 +155,10 @@ enum Command {
         /// The hidden layer's activation (default screlu, or the checkpoint's).
         #[arg(long, value_enum)]
         activation: Option<ActivationArg>,
+        /// Output buckets by the count of pieces, 1 to 16 (default 1, or the checkpoint's or
+        /// the --init net's). A one-bucket --init net is copied into each bucket.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=16))]
+        output_buckets: Option<u32>,
         /// Epochs in all (a resumed run counts those already done).
         #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100000))]
         epochs: u32,
@@ -527,6 +531,7 @@ fn main() -> ExitCode {
             out,
             hidden,
             activation,
+            output_buckets,
             epochs,
             batch,
             lr,
@@ -541,6 +546,7 @@ fn main() -> ExitCode {
             let defaults = kestrel::tools::train::Options::default();
             let options = kestrel::tools::train::Options {
                 hidden: hidden.map_or(defaults.hidden, |h| h as usize),
+                output_buckets: output_buckets.map_or(defaults.output_buckets, |b| b as usize),
                 activation: activation.map_or(defaults.activation, ActivationArg::activation),
                 epochs: epochs as usize,
                 batch: batch as usize,
@@ -550,7 +556,11 @@ fn main() -> ExitCode {
                 threads: threads as usize,
                 mirror,
             };
-            let shape_given = (hidden.is_some(), activation.is_some());
+            let shape_given = ShapeGiven {
+                hidden: hidden.is_some(),
+                activation: activation.is_some(),
+                output_buckets: output_buckets.is_some(),
+            };
             let start = match (resume, init) {
                 (true, _) => TrainStart::Resume,
                 (false, Some(net)) => TrainStart::Init(net),
@@ -803,11 +813,18 @@ enum TrainStart {
     Init(PathBuf),
 }
 
+/// Which parts of the net's shape `train` was given on the command line.
+struct ShapeGiven {
+    hidden: bool,
+    activation: bool,
+    output_buckets: bool,
+}
+
 fn run_train(
     files: &[PathBuf],
     out: &std::path::Path,
     mut options: kestrel::tools::train::Options,
-    (hidden_given, activation_given): (bool, bool),
+    given: ShapeGiven,
     validation: f64,
     start: TrainStart,
 ) -> ExitCode {
@@ -851,18 +868,21 @@ fn run_train(
             }
         };
         let net = &trainer.net;
-        if (hidden_given && options.hidden != net.hidden)
-            || (activation_given && options.activation != net.activation)
+        if (given.hidden && options.hidden != net.hidden)
+            || (given.activation && options.activation != net.activation)
+            || (given.output_buckets && options.output_buckets != net.output_buckets)
         {
             eprintln!(
-                "error: --resume: the checkpoint's net has {} hidden neurons and {:?}; \
-                 --hidden and --activation must match it or be left out",
-                net.hidden, net.activation
+                "error: --resume: the checkpoint's net has {} hidden neurons, {:?} and {} \
+                 output buckets; --hidden, --activation and --output-buckets must match it \
+                 or be left out",
+                net.hidden, net.activation, net.output_buckets
             );
             return ExitCode::from(2);
         }
         options.hidden = net.hidden;
         options.activation = net.activation;
+        options.output_buckets = net.output_buckets;
         eprintln!(
             "resuming from {} after epoch {} (step {})",
             checkpoint.display(),
@@ -885,15 +905,15 @@ fn run_train(
                     kestrel::nnue::format::NetFile::parse(&bytes).map_err(|e| e.to_string())
                 })
                 .and_then(|file| train::Network::from_net_file(&file));
-            let net = match file {
+            let mut net = match file {
                 Ok(net) => net,
                 Err(e) => {
                     eprintln!("error: --init {}: {e}", path.display());
                     return ExitCode::from(2);
                 }
             };
-            if (hidden_given && options.hidden != net.hidden)
-                || (activation_given && options.activation != net.activation)
+            if (given.hidden && options.hidden != net.hidden)
+                || (given.activation && options.activation != net.activation)
             {
                 eprintln!(
                     "error: --init: the net has {} hidden neurons and {:?}; \
@@ -902,8 +922,20 @@ fn run_train(
                 );
                 return ExitCode::from(2);
             }
+            if given.output_buckets && options.output_buckets != net.output_buckets {
+                if net.output_buckets != 1 {
+                    eprintln!(
+                        "error: --init: the net has {} output buckets; only a one-bucket net \
+                         can be spread over --output-buckets {}",
+                        net.output_buckets, options.output_buckets
+                    );
+                    return ExitCode::from(2);
+                }
+                net = net.spread_over_buckets(options.output_buckets);
+            }
             options.hidden = net.hidden;
             options.activation = net.activation;
+            options.output_buckets = net.output_buckets;
             eprintln!("starting from the net {}", path.display());
             Trainer::from_net(net)
         } else {
@@ -938,9 +970,10 @@ fn run_train(
         start.elapsed().as_secs_f64()
     );
     eprintln!(
-        "net 768 -> {} x2 -> 1, {:?}; {} epochs of batches of {}, lr {}, lambda {}, \
-         {} threads, seed {}{}",
+        "net 768 -> {} x2 -> 1 ({} output buckets), {:?}; {} epochs of batches of {}, lr {}, \
+         lambda {}, {} threads, seed {}{}",
         options.hidden,
+        options.output_buckets,
         options.activation,
         options.epochs,
         options.batch,

@@ -218,3 +218,67 @@ fn init_starts_from_a_net_file_and_refuses_a_bad_one() {
     }
     let _ = std::fs::remove_file(garbage);
 }
+
+#[test]
+fn output_buckets_are_trained_spread_from_a_one_bucket_net_and_kept_on_resume() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/selfplay-sample.txt");
+    let first = scratch("buckets-first");
+    let (ok, stdout, stderr) = train(&data, &first, &["--epochs", "1", "--output-buckets", "4"]);
+    assert!(ok, "{stdout}\n{stderr}");
+    assert!(stderr.contains("(4 output buckets)"), "{stderr}");
+    let net = NetFile::parse(&std::fs::read(first.join("epoch-1.nnue")).unwrap()).unwrap();
+    assert_eq!((net.hidden, net.output_buckets), (16, 4));
+    // Each bucket learned from its own positions, so no two are alike.
+    let halves: Vec<&[i16]> = net.output_weights.chunks(32).collect();
+    assert!((0..4).all(|a| (a + 1..4).all(|b| halves[a] != halves[b])));
+    // The checkpoint keeps the buckets: resuming with another count is refused.
+    let run = Command::new(env!("CARGO_BIN_EXE_kestrel"))
+        .args(["train", "--output-buckets", "2", "--resume", "--data"])
+        .arg(&data)
+        .arg("--out")
+        .arg(&first)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        !run.status.success() && stderr.contains("4 output buckets"),
+        "{stderr}"
+    );
+
+    // A one-bucket net is copied into each bucket: at a rate too small to move a weight,
+    // the result is that net four times over.
+    let one = scratch("buckets-one");
+    let (ok, _, stderr) = train(&data, &one, &["--epochs", "1"]);
+    assert!(ok, "{stderr}");
+    let start = one.join("epoch-1.nnue");
+    let spread = scratch("buckets-spread");
+    let init = start.to_str().unwrap();
+    let extra = [
+        "--epochs",
+        "1",
+        "--lr",
+        "1e-12",
+        "--output-buckets",
+        "8",
+        "--init",
+        init,
+    ];
+    let (ok, _, stderr) = train(&data, &spread, &extra);
+    assert!(ok, "{stderr}");
+    let before = NetFile::parse(&std::fs::read(&start).unwrap()).unwrap();
+    let after = NetFile::parse(&std::fs::read(spread.join("epoch-1.nnue")).unwrap()).unwrap();
+    assert_eq!(before.output_buckets, 1);
+    assert_eq!(after.output_buckets, 8);
+    assert_eq!(after.feature_weights, before.feature_weights);
+    assert_eq!(after.output_bias, vec![before.output_bias[0]; 8]);
+    assert_eq!(after.output_weights, before.output_weights.repeat(8));
+    // A bucketed net is not spread again.
+    let refused = scratch("buckets-refused");
+    let init = first.join("epoch-1.nnue");
+    let extra = ["--output-buckets", "8", "--init", init.to_str().unwrap()];
+    let (ok, _, stderr) = train(&data, &refused, &extra);
+    assert!(!ok && stderr.contains("only a one-bucket net"), "{stderr}");
+    for dir in [first, one, spread, refused] {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}

@@ -146,10 +146,11 @@ impl AccumulatorStack {
     /// The net's evaluation of the position set at `ply`, for `side` to move.
     #[inline]
     pub fn evaluate(&mut self, net: &Network, ply: usize, side: Color) -> i32 {
+        let pieces = self.placements[ply].iter().map(|b| b.count_ones()).sum();
         let (white, black) = self.materialise(net, ply);
         match side {
-            Color::White => net.output(white, black),
-            Color::Black => net.output(black, white),
+            Color::White => net.output(white, black, pieces),
+            Color::Black => net.output(black, white, pieces),
         }
     }
 
@@ -230,7 +231,7 @@ mod tests {
     use super::*;
     use crate::chess::Move;
     use crate::nnue::format::{Activation, NetFile};
-    use crate::nnue::network::tests::{random_net, reference_output};
+    use crate::nnue::network::tests::{random_bucketed_net, random_net, reference_output};
     use crate::nnue::simd::Level;
     use crate::rng::Rng;
 
@@ -257,7 +258,8 @@ mod tests {
     /// position at its ply and checking the accumulators against a refresh from scratch at
     /// about two plies in three, so that lazy updates also span several plies.
     fn random_games(fens: &[&str], level: Level, eager: bool, seed: u64) -> (u64, [usize; 4]) {
-        let file = random_net(32, Activation::SCReLU, seed);
+        // Eight output buckets, so that the piece count the stack reads is checked too.
+        let file = random_bucketed_net(32, 8, Activation::SCReLU, seed);
         let net = Network::with_level(&file, level);
         let mut stack = AccumulatorStack::new(32, 130);
         stack.eager = eager;
@@ -279,7 +281,9 @@ mod tests {
                         assert_eq!(black, &expected[1][..], "{} ply {ply}", pos.to_fen());
                         // The side to move's view meets the first half of the output weights.
                         let us = pos.side_to_move().index();
-                        let reference = reference_output(&file, &expected[us], &expected[1 - us]);
+                        let pieces = pos.occupied().count();
+                        let reference =
+                            reference_output(&file, &expected[us], &expected[1 - us], pieces);
                         let score = stack.evaluate(&net, ply, pos.side_to_move());
                         let max = crate::nnue::network::MAX_EVAL as i64;
                         assert_eq!(score as i64, reference.clamp(-max, max));

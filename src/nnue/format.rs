@@ -5,16 +5,21 @@
 //! | bytes        | field                                                                  |
 //! |--------------|------------------------------------------------------------------------|
 //! | 4            | magic `KNUE`                                                           |
-//! | u32          | format version (1)                                                     |
+//! | u32          | format version (1 or 2)                                                |
 //! | u32          | inputs (768)                                                           |
 //! | u32          | hidden neurons per perspective, N (a multiple of 16, at most 2048)     |
 //! | u32          | activation: 0 = CReLU, 1 = SCReLU                                      |
 //! | i32 × 3      | QA (accumulator scale), QB (output weight scale), eval scale (cp)      |
+//! | u32          | version 2 only: output buckets, B (1 to 16); version 1 has one         |
 //! | i16 × 768·N  | feature weights, feature-major: the N weights of feature 0 first      |
 //! | i16 × N      | hidden biases                                                          |
-//! | i16 × 2N     | output weights: the side to move's half, then the other side's        |
-//! | i32          | output bias (scaled by QA·QB)                                          |
+//! | i16 × B·2N   | output weights, bucket by bucket: the side to move's half, the other's |
+//! | i32 × B      | output biases (scaled by QA·QB)                                        |
 //! | u64          | FNV-1a 64 of every byte before it                                      |
+//!
+//! The output buckets are material buckets: a position with `p` pieces (kings included) is
+//! read by bucket [`output_bucket`]`(p, B)`, so an endgame weighs the hidden layer its own
+//! way. A net with one bucket is written as version 1, byte for byte as before buckets.
 //!
 //! The net is a perspective net: each side's accumulator sees the board from that side
 //! ([`feature_index`]), and the output reads the side to move's first. In floating point,
@@ -30,8 +35,12 @@ pub const INPUTS: usize = 768;
 /// Largest hidden layer a file may declare.
 pub const MAX_HIDDEN: usize = 2048;
 pub const MAGIC: [u8; 4] = *b"KNUE";
-pub const VERSION: u32 = 1;
-const HEADER_BYTES: usize = 32;
+/// The newest format version, the one with output buckets.
+pub const VERSION: u32 = 2;
+/// Most output buckets a file may declare.
+pub const MAX_OUTPUT_BUCKETS: usize = 16;
+const HEADER_BYTES_V1: usize = 32;
+const HEADER_BYTES_V2: usize = 36;
 
 /// The hidden layer's activation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,6 +55,8 @@ pub enum Activation {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NetFile {
     pub hidden: usize,
+    /// Output buckets (1 to `MAX_OUTPUT_BUCKETS`), chosen by the count of pieces.
+    pub output_buckets: usize,
     pub activation: Activation,
     pub qa: i32,
     pub qb: i32,
@@ -53,9 +64,10 @@ pub struct NetFile {
     /// `INPUTS × hidden`, feature-major.
     pub feature_weights: Vec<i16>,
     pub feature_bias: Vec<i16>,
-    /// `2 × hidden`: the side to move's half first.
+    /// `output_buckets × 2 × hidden`: for each bucket, the side to move's half first.
     pub output_weights: Vec<i16>,
-    pub output_bias: i32,
+    /// One per bucket.
+    pub output_bias: Vec<i32>,
 }
 
 /// Why bytes are not a net Kestrel can use.
@@ -67,6 +79,7 @@ pub enum NetError {
     WrongInputs(u32),
     BadHidden(u32),
     BadActivation(u32),
+    BadOutputBuckets(u32),
     BadScales { qa: i32, qb: i32, scale: i32 },
     WrongLength { expected: usize, found: usize },
     BadChecksum,
@@ -80,7 +93,7 @@ impl fmt::Display for NetError {
             }
             NetError::BadMagic => write!(f, "not a Kestrel net file (it does not start with KNUE)"),
             NetError::UnsupportedVersion(v) => {
-                write!(f, "net format version {v}; this build reads version {VERSION}")
+                write!(f, "net format version {v}; this build reads versions 1 to {VERSION}")
             }
             NetError::WrongInputs(n) => write!(f, "the net has {n} inputs; Kestrel's have {INPUTS}"),
             NetError::BadHidden(n) => write!(
@@ -88,6 +101,10 @@ impl fmt::Display for NetError {
                 "the net's hidden layer has {n} neurons; it must be a multiple of 16 from 16 to {MAX_HIDDEN}"
             ),
             NetError::BadActivation(a) => write!(f, "unknown activation {a} (0 CReLU, 1 SCReLU)"),
+            NetError::BadOutputBuckets(b) => write!(
+                f,
+                "the net has {b} output buckets; it must have 1 to {MAX_OUTPUT_BUCKETS}"
+            ),
             NetError::BadScales { qa, qb, scale } => write!(
                 f,
                 "bad scales QA {qa}, QB {qb}, eval scale {scale} (QA 1-255, QB 1-1024, scale 1-10000)"
@@ -113,6 +130,13 @@ pub fn feature_index(view: Color, color: Color, role: Role, square: Square) -> u
     theirs * 384 + role.index() * 64 + square
 }
 
+/// The output bucket of a position with `pieces` pieces (kings included) in a net with
+/// `buckets` buckets: the range 2-32 cut into equal parts.
+#[inline(always)]
+pub fn output_bucket(pieces: u32, buckets: usize) -> usize {
+    (pieces.clamp(2, 32) - 2) as usize * buckets / 31
+}
+
 /// FNV-1a, 64 bits.
 pub fn checksum(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -123,15 +147,20 @@ pub fn checksum(bytes: &[u8]) -> u64 {
     h
 }
 
-/// The file length of a net with `hidden` neurons.
-pub fn file_len(hidden: usize) -> usize {
-    HEADER_BYTES + 2 * (INPUTS * hidden + hidden + 2 * hidden) + 4 + 8
+/// The file length of a net with `hidden` neurons and `output_buckets` buckets.
+pub fn file_len(hidden: usize, output_buckets: usize) -> usize {
+    let header = if output_buckets == 1 {
+        HEADER_BYTES_V1
+    } else {
+        HEADER_BYTES_V2
+    };
+    header + 2 * (INPUTS * hidden + hidden + output_buckets * 2 * hidden) + 4 * output_buckets + 8
 }
 
 impl NetFile {
     /// Reads and checks a net file.
     pub fn parse(bytes: &[u8]) -> Result<NetFile, NetError> {
-        if bytes.len() < HEADER_BYTES {
+        if bytes.len() < HEADER_BYTES_V1 {
             return Err(NetError::TooShort { len: bytes.len() });
         }
         if bytes[..4] != MAGIC {
@@ -139,8 +168,11 @@ impl NetFile {
         }
         let word = |i: usize| u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().unwrap());
         let version = word(1);
-        if version != VERSION {
+        if !(1..=VERSION).contains(&version) {
             return Err(NetError::UnsupportedVersion(version));
+        }
+        if version == 2 && bytes.len() < HEADER_BYTES_V2 {
+            return Err(NetError::TooShort { len: bytes.len() });
         }
         if word(2) as usize != INPUTS {
             return Err(NetError::WrongInputs(word(2)));
@@ -159,7 +191,15 @@ impl NetFile {
         if !(1..=255).contains(&qa) || !(1..=1024).contains(&qb) || !(1..=10_000).contains(&scale) {
             return Err(NetError::BadScales { qa, qb, scale });
         }
-        let expected = file_len(hidden);
+        let output_buckets = match version {
+            1 => 1,
+            _ => match word(8) {
+                // One bucket is written as version 1, so version 2 declares at least two.
+                b @ 2.. if b as usize <= MAX_OUTPUT_BUCKETS => b as usize,
+                b => return Err(NetError::BadOutputBuckets(b)),
+            },
+        };
+        let expected = file_len(hidden, output_buckets);
         if bytes.len() != expected {
             return Err(NetError::WrongLength {
                 expected,
@@ -170,7 +210,11 @@ impl NetFile {
         if checksum(body) != u64::from_le_bytes(sum.try_into().unwrap()) {
             return Err(NetError::BadChecksum);
         }
-        let mut at = HEADER_BYTES;
+        let mut at = if version == 1 {
+            HEADER_BYTES_V1
+        } else {
+            HEADER_BYTES_V2
+        };
         let mut i16s = |n: usize| -> Vec<i16> {
             let v = body[at..at + 2 * n]
                 .chunks_exact(2)
@@ -181,10 +225,14 @@ impl NetFile {
         };
         let feature_weights = i16s(INPUTS * hidden);
         let feature_bias = i16s(hidden);
-        let output_weights = i16s(2 * hidden);
-        let output_bias = i32::from_le_bytes(body[at..at + 4].try_into().unwrap());
+        let output_weights = i16s(output_buckets * 2 * hidden);
+        let output_bias = body[at..at + 4 * output_buckets]
+            .chunks_exact(4)
+            .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
         Ok(NetFile {
             hidden,
+            output_buckets,
             activation,
             qa,
             qb,
@@ -196,22 +244,29 @@ impl NetFile {
         })
     }
 
-    /// The file's bytes, checksum included.
+    /// The file's bytes, checksum included: version 1 for one output bucket, else 2.
     pub fn to_bytes(&self) -> Vec<u8> {
+        let buckets = self.output_buckets;
+        assert!((1..=MAX_OUTPUT_BUCKETS).contains(&buckets));
         assert_eq!(self.feature_weights.len(), INPUTS * self.hidden);
         assert_eq!(self.feature_bias.len(), self.hidden);
-        assert_eq!(self.output_weights.len(), 2 * self.hidden);
-        let mut out = Vec::with_capacity(file_len(self.hidden));
+        assert_eq!(self.output_weights.len(), buckets * 2 * self.hidden);
+        assert_eq!(self.output_bias.len(), buckets);
+        let mut out = Vec::with_capacity(file_len(self.hidden, buckets));
         out.extend_from_slice(&MAGIC);
         let activation = match self.activation {
             Activation::CReLU => 0u32,
             Activation::SCReLU => 1,
         };
-        for w in [VERSION, INPUTS as u32, self.hidden as u32, activation] {
+        let version = if buckets == 1 { 1 } else { VERSION };
+        for w in [version, INPUTS as u32, self.hidden as u32, activation] {
             out.extend_from_slice(&w.to_le_bytes());
         }
         for w in [self.qa, self.qb, self.scale] {
             out.extend_from_slice(&w.to_le_bytes());
+        }
+        if buckets > 1 {
+            out.extend_from_slice(&(buckets as u32).to_le_bytes());
         }
         for v in self
             .feature_weights
@@ -221,7 +276,9 @@ impl NetFile {
         {
             out.extend_from_slice(&v.to_le_bytes());
         }
-        out.extend_from_slice(&self.output_bias.to_le_bytes());
+        for b in &self.output_bias {
+            out.extend_from_slice(&b.to_le_bytes());
+        }
         let sum = checksum(&out);
         out.extend_from_slice(&sum.to_le_bytes());
         out
@@ -233,33 +290,65 @@ mod tests {
     use super::*;
     use crate::rng::Rng;
 
-    fn random_net(hidden: usize, seed: u64) -> NetFile {
+    fn random_net(hidden: usize, output_buckets: usize, seed: u64) -> NetFile {
         let mut rng = Rng::new(seed);
         let mut v = |n: usize| (0..n).map(|_| rng.next_u64() as i16).collect::<Vec<_>>();
         NetFile {
             hidden,
+            output_buckets,
             activation: Activation::SCReLU,
             qa: 255,
             qb: 64,
             scale: 400,
             feature_weights: v(INPUTS * hidden),
             feature_bias: v(hidden),
-            output_weights: v(2 * hidden),
-            output_bias: -12345,
+            output_weights: v(output_buckets * 2 * hidden),
+            output_bias: (0..output_buckets as i32)
+                .map(|b| b * 1000 - 12345)
+                .collect(),
         }
     }
 
     #[test]
     fn a_net_reads_back_as_written() {
-        let net = random_net(32, 7);
-        let bytes = net.to_bytes();
-        assert_eq!(bytes.len(), file_len(32));
-        assert_eq!(NetFile::parse(&bytes), Ok(net));
+        for buckets in [1, 2, 8, MAX_OUTPUT_BUCKETS] {
+            let net = random_net(32, buckets, 7);
+            let bytes = net.to_bytes();
+            assert_eq!(bytes.len(), file_len(32, buckets));
+            // One bucket keeps the first format, which builds before buckets read.
+            let version = u32::from_le_bytes(bytes[4..8].try_into().unwrap());
+            assert_eq!(version, if buckets == 1 { 1 } else { 2 });
+            assert_eq!(NetFile::parse(&bytes), Ok(net));
+        }
+    }
+
+    #[test]
+    fn output_buckets_cut_the_piece_counts_into_equal_runs() {
+        let eight: Vec<usize> = (2..=32).map(|p| output_bucket(p, 8)).collect();
+        assert_eq!(eight.first(), Some(&0));
+        assert_eq!(eight.last(), Some(&7));
+        assert!(eight.windows(2).all(|w| w[1] == w[0] || w[1] == w[0] + 1));
+        for b in 0..8 {
+            let run = eight.iter().filter(|&&x| x == b).count();
+            assert!((3..=4).contains(&run), "bucket {b}: {run} piece counts");
+        }
+        assert!((0..=40).all(|p| output_bucket(p, 1) == 0));
+        assert_eq!(output_bucket(40, 8), 7);
+    }
+
+    #[test]
+    fn a_bad_bucket_count_is_refused() {
+        let mut bytes = random_net(16, 2, 5).to_bytes();
+        bytes[32] = 17;
+        let body = bytes.len() - 8;
+        let sum = checksum(&bytes[..body]);
+        bytes[body..].copy_from_slice(&sum.to_le_bytes());
+        assert_eq!(NetFile::parse(&bytes), Err(NetError::BadOutputBuckets(17)));
     }
 
     #[test]
     fn damaged_files_are_refused_with_the_reason() {
-        let bytes = random_net(16, 3).to_bytes();
+        let bytes = random_net(16, 1, 3).to_bytes();
         let mut flipped = bytes.clone();
         flipped[1000] ^= 1;
         assert_eq!(NetFile::parse(&flipped), Err(NetError::BadChecksum));

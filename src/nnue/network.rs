@@ -1,7 +1,7 @@
 //! A net ready to evaluate: the file's weights in cache-line-aligned memory, and the output
 //! computed from the two accumulators as `format` defines it.
 
-use super::format::{Activation, NetFile, INPUTS};
+use super::format::{output_bucket, Activation, NetFile, INPUTS};
 use super::simd::{self, Level};
 
 /// A cache line of i16s: the unit of [`AlignedI16`].
@@ -48,9 +48,10 @@ impl AlignedI16 {
 /// inside the search's tablebase and mate scores.
 pub const MAX_EVAL: i32 = 10_000;
 
-/// A perspective net, 768 → hidden (×2) → 1.
+/// A perspective net, 768 → hidden (×2) → 1, with the output layer chosen by material.
 pub struct Network {
     hidden: usize,
+    output_buckets: usize,
     activation: Activation,
     qa: i32,
     qb: i32,
@@ -58,9 +59,9 @@ pub struct Network {
     /// `INPUTS × hidden`, feature-major: feature `f`'s column is `[f·hidden, (f+1)·hidden)`.
     feature_weights: AlignedI16,
     feature_bias: AlignedI16,
-    /// The side to move's half, then the other side's.
+    /// Bucket by bucket: the side to move's half, then the other side's.
     output_weights: AlignedI16,
-    output_bias: i32,
+    output_bias: Vec<i32>,
     /// Every `qa·|w|` of the output weights fits an i16, as the SIMD output needs.
     narrow_products: bool,
     level: Level,
@@ -76,7 +77,11 @@ impl Network {
     pub fn with_level(file: &NetFile, level: Level) -> Network {
         assert_eq!(file.feature_weights.len(), INPUTS * file.hidden);
         assert_eq!(file.feature_bias.len(), file.hidden);
-        assert_eq!(file.output_weights.len(), 2 * file.hidden);
+        assert_eq!(
+            file.output_weights.len(),
+            file.output_buckets * 2 * file.hidden
+        );
+        assert_eq!(file.output_bias.len(), file.output_buckets);
         let widest = file
             .output_weights
             .iter()
@@ -85,6 +90,7 @@ impl Network {
             .unwrap_or(0);
         Network {
             hidden: file.hidden,
+            output_buckets: file.output_buckets,
             activation: file.activation,
             qa: file.qa,
             qb: file.qb,
@@ -92,7 +98,7 @@ impl Network {
             feature_weights: AlignedI16::from_slice(&file.feature_weights),
             feature_bias: AlignedI16::from_slice(&file.feature_bias),
             output_weights: AlignedI16::from_slice(&file.output_weights),
-            output_bias: file.output_bias,
+            output_bias: file.output_bias.clone(),
             narrow_products: file.qa * widest <= i16::MAX as i32,
             level,
         }
@@ -119,30 +125,38 @@ impl Network {
         self.feature_bias.as_slice()
     }
 
+    pub fn output_buckets(&self) -> usize {
+        self.output_buckets
+    }
+
     /// The output in centipawns for the side to move, unclamped, from the side to move's
-    /// accumulator `us` and the other side's `them`: the hidden sum brought to the scale
-    /// `qa·qb` (SCReLU's squares carry one `qa` more, divided out first), the bias added,
-    /// times the eval scale over `qa·qb`. Divisions truncate toward zero.
-    pub fn raw_output(&self, us: &[i16], them: &[i16]) -> i64 {
+    /// accumulator `us`, the other side's `them` and the count of pieces on the board (which
+    /// picks the output bucket): the hidden sum brought to the scale `qa·qb` (SCReLU's
+    /// squares carry one `qa` more, divided out first), the bias added, times the eval scale
+    /// over `qa·qb`. Divisions truncate toward zero.
+    pub fn raw_output(&self, us: &[i16], them: &[i16], pieces: u32) -> i64 {
+        let bucket = output_bucket(pieces, self.output_buckets);
+        let width = 2 * self.hidden;
         let sum = simd::output(
             self.level,
             self.activation,
             self.qa as i16,
             us,
             them,
-            self.output_weights.as_slice(),
+            &self.output_weights.as_slice()[bucket * width..][..width],
             self.narrow_products,
         );
         let sum = match self.activation {
             Activation::CReLU => sum,
             Activation::SCReLU => sum / self.qa as i64,
         };
-        (sum + self.output_bias as i64) * self.scale as i64 / (self.qa as i64 * self.qb as i64)
+        (sum + self.output_bias[bucket] as i64) * self.scale as i64
+            / (self.qa as i64 * self.qb as i64)
     }
 
     /// [`raw_output`](Self::raw_output) within ±[`MAX_EVAL`].
-    pub fn output(&self, us: &[i16], them: &[i16]) -> i32 {
-        self.raw_output(us, them)
+    pub fn output(&self, us: &[i16], them: &[i16], pieces: u32) -> i32 {
+        self.raw_output(us, them, pieces)
             .clamp(-MAX_EVAL as i64, MAX_EVAL as i64) as i32
     }
 }
@@ -155,6 +169,16 @@ pub(crate) mod tests {
     /// A net with random weights in the range a trained one has: accumulators far from
     /// overflowing i16, output weights whose `qa·|w|` fits 16 bits.
     pub(crate) fn random_net(hidden: usize, activation: Activation, seed: u64) -> NetFile {
+        random_bucketed_net(hidden, 1, activation, seed)
+    }
+
+    /// [`random_net`] with `output_buckets` output buckets.
+    pub(crate) fn random_bucketed_net(
+        hidden: usize,
+        output_buckets: usize,
+        activation: Activation,
+        seed: u64,
+    ) -> NetFile {
         let mut rng = Rng::new(seed);
         let mut v = |n: usize, range: u64| {
             (0..n)
@@ -163,20 +187,25 @@ pub(crate) mod tests {
         };
         NetFile {
             hidden,
+            output_buckets,
             activation,
             qa: 255,
             qb: 64,
             scale: 400,
             feature_weights: v(INPUTS * hidden, 100),
             feature_bias: v(hidden, 200),
-            output_weights: v(2 * hidden, 127),
-            output_bias: -12345,
+            output_weights: v(output_buckets * 2 * hidden, 127),
+            output_bias: (0..output_buckets as i32)
+                .map(|b| b * 5000 - 12345)
+                .collect(),
         }
     }
 
     /// format.rs's formula read literally, one neuron at a time, in 64-bit integers.
-    pub(crate) fn reference_output(file: &NetFile, us: &[i16], them: &[i16]) -> i64 {
+    pub(crate) fn reference_output(file: &NetFile, us: &[i16], them: &[i16], pieces: u32) -> i64 {
         let qa = file.qa as i64;
+        let bucket = output_bucket(pieces, file.output_buckets);
+        let weights = &file.output_weights[bucket * 2 * file.hidden..];
         let mut sum = 0i64;
         for (i, &x) in us.iter().chain(them).enumerate() {
             let h = (x as i64).clamp(0, qa);
@@ -184,19 +213,23 @@ pub(crate) mod tests {
                 Activation::CReLU => h,
                 Activation::SCReLU => h * h,
             };
-            sum += h * file.output_weights[i] as i64;
+            sum += h * weights[i] as i64;
         }
         if file.activation == Activation::SCReLU {
             sum /= qa;
         }
-        (sum + file.output_bias as i64) * file.scale as i64 / (qa * file.qb as i64)
+        (sum + file.output_bias[bucket] as i64) * file.scale as i64 / (qa * file.qb as i64)
     }
 
     #[test]
     fn the_output_is_the_formula_of_the_format_on_every_level() {
         let mut rng = Rng::new(5);
-        for activation in [Activation::CReLU, Activation::SCReLU] {
-            let file = random_net(64, activation, 9);
+        for (activation, buckets) in [
+            (Activation::CReLU, 1),
+            (Activation::SCReLU, 1),
+            (Activation::SCReLU, 8),
+        ] {
+            let file = random_bucketed_net(64, buckets, activation, 9);
             for level in simd::Level::supported() {
                 let net = Network::with_level(&file, level);
                 assert!(net.narrow_products);
@@ -205,8 +238,10 @@ pub(crate) mod tests {
                     let mut acc =
                         || -> Vec<i16> { (0..64).map(|_| rng.below(400) as i16 - 100).collect() };
                     let (us, them) = (acc(), acc());
-                    let expected = reference_output(&file, &us, &them);
-                    assert_eq!(net.raw_output(&us, &them), expected, "{}", level.name());
+                    let pieces = 2 + rng.below(31) as u32;
+                    let expected = reference_output(&file, &us, &them, pieces);
+                    let found = net.raw_output(&us, &them, pieces);
+                    assert_eq!(found, expected, "{}", level.name());
                     distinct.insert(expected);
                 }
                 // The comparison saw real variety, not one clamped value.
@@ -224,8 +259,8 @@ pub(crate) mod tests {
         let us: Vec<i16> = (0..32).map(|i| i * 9).collect();
         let them: Vec<i16> = (0..32).map(|i| 255 - i * 3).collect();
         assert_eq!(
-            net.raw_output(&us, &them),
-            reference_output(&file, &us, &them)
+            net.raw_output(&us, &them, 32),
+            reference_output(&file, &us, &them, 32)
         );
     }
 }

@@ -2,7 +2,7 @@
 //!
 //! The model is the net of `nnue::format`: 768 inputs → N hidden, the same weights for both
 //! sides' accumulators, SCReLU or CReLU, then one output read from the side to move's half
-//! first; `output × 400` is the evaluation in centipawns for the side to move. A position's
+//! first, by the output bucket of the position's piece count; `output × 400` is the evaluation in centipawns for the side to move. A position's
 //! target blends the game's result with its search score, both for the side to move:
 //! `t = λ·result + (1 − λ)·sigmoid(score / 400)`, and the loss is the mean of
 //! `(sigmoid(output) − t)²`.
@@ -17,7 +17,9 @@
 //! for the same seed, data and thread count, and resuming from a checkpoint continues it
 //! exactly (the shuffle of epoch K depends only on the seed and K).
 
-use crate::nnue::format::{checksum, Activation, NetFile, INPUTS, MAX_HIDDEN};
+use crate::nnue::format::{
+    checksum, output_bucket, Activation, NetFile, INPUTS, MAX_HIDDEN, MAX_OUTPUT_BUCKETS,
+};
 use crate::rng::Rng;
 use crate::tools::data::{Features, PackedPosition, RECORD_BYTES};
 use std::fmt;
@@ -44,6 +46,8 @@ const ADAM_EPSILON: f32 = 1e-8;
 #[derive(Clone, Debug)]
 pub struct Options {
     pub hidden: usize,
+    /// Output buckets by material (1 = none).
+    pub output_buckets: usize,
     pub activation: Activation,
     /// Epochs planned in all (a resumed run counts those already done).
     pub epochs: usize,
@@ -62,6 +66,7 @@ impl Default for Options {
     fn default() -> Options {
         Options {
             hidden: 256,
+            output_buckets: 1,
             activation: Activation::SCReLU,
             epochs: 10,
             batch: 16384,
@@ -76,17 +81,19 @@ impl Default for Options {
 
 /// The float network: every parameter in one vector, laid out as the net file lays out its
 /// integers: feature weights (`INPUTS × hidden`, feature-major), hidden biases (`hidden`),
-/// output weights (`2 × hidden`, the side to move's half first), output bias (1).
+/// output weights (`buckets × 2 × hidden`, each bucket the side to move's half first),
+/// output biases (`buckets`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Network {
     pub hidden: usize,
+    pub output_buckets: usize,
     pub activation: Activation,
     pub params: Vec<f32>,
 }
 
-/// Parameters of a net with `hidden` neurons.
-pub fn param_count(hidden: usize) -> usize {
-    INPUTS * hidden + hidden + 2 * hidden + 1
+/// Parameters of a net with `hidden` neurons and `output_buckets` buckets.
+pub fn param_count(hidden: usize, output_buckets: usize) -> usize {
+    INPUTS * hidden + hidden + output_buckets * (2 * hidden + 1)
 }
 
 /// A uniform random number in `[-limit, limit)`.
@@ -97,21 +104,23 @@ fn uniform(rng: &mut Rng, limit: f32) -> f32 {
 
 impl Network {
     /// A fresh net: weights uniform within ±1/√(inputs of their layer), biases zero.
-    pub fn new(hidden: usize, activation: Activation, seed: u64) -> Network {
+    pub fn new(hidden: usize, output_buckets: usize, activation: Activation, seed: u64) -> Network {
         assert!(hidden.is_multiple_of(16) && (16..=MAX_HIDDEN).contains(&hidden));
+        assert!((1..=MAX_OUTPUT_BUCKETS).contains(&output_buckets));
         let mut rng = Rng::new(seed ^ 0x6E6E_7565_696E_6974);
-        let mut params = vec![0.0; param_count(hidden)];
+        let mut params = vec![0.0; param_count(hidden, output_buckets)];
         let feature_limit = 1.0 / (INPUTS as f32).sqrt();
         for w in &mut params[..INPUTS * hidden] {
             *w = uniform(&mut rng, feature_limit);
         }
         let output_limit = 1.0 / (2.0 * hidden as f32).sqrt();
         let outputs = INPUTS * hidden + hidden;
-        for w in &mut params[outputs..outputs + 2 * hidden] {
+        for w in &mut params[outputs..outputs + output_buckets * 2 * hidden] {
             *w = uniform(&mut rng, output_limit);
         }
         Network {
             hidden,
+            output_buckets,
             activation,
             params,
         }
@@ -130,23 +139,50 @@ impl Network {
             ));
         }
         let (qa, qb) = (file.qa as f32, file.qb as f32);
-        let mut params = Vec::with_capacity(param_count(file.hidden));
+        let buckets = file.output_buckets;
+        let mut params = Vec::with_capacity(param_count(file.hidden, buckets));
         params.extend(file.feature_weights.iter().map(|&w| f32::from(w) / qa));
         params.extend(file.feature_bias.iter().map(|&b| f32::from(b) / qa));
         params.extend(file.output_weights.iter().map(|&w| f32::from(w) / qb));
-        params
-            .push((f64::from(file.output_bias) / (f64::from(file.qa) * f64::from(file.qb))) as f32);
-        debug_assert_eq!(params.len(), param_count(file.hidden));
+        let qab = f64::from(file.qa) * f64::from(file.qb);
+        params.extend(
+            file.output_bias
+                .iter()
+                .map(|&b| (f64::from(b) / qab) as f32),
+        );
+        debug_assert_eq!(params.len(), param_count(file.hidden, buckets));
         Ok(Network {
             hidden: file.hidden,
+            output_buckets: buckets,
             activation: file.activation,
             params,
         })
     }
 
-    /// (feature weights, hidden biases, output weights, output bias)
-    fn parts(&self) -> (&[f32], &[f32], &[f32], f32) {
-        split(&self.params, self.hidden)
+    /// A one-bucket net as a net of `buckets` output buckets, each a copy of its output
+    /// layer: the same evaluation, from which each bucket can learn its own.
+    pub fn spread_over_buckets(&self, buckets: usize) -> Network {
+        assert_eq!(self.output_buckets, 1);
+        assert!((1..=MAX_OUTPUT_BUCKETS).contains(&buckets));
+        let (weights, bias, output, output_bias) = self.parts();
+        let mut params = Vec::with_capacity(param_count(self.hidden, buckets));
+        params.extend_from_slice(weights);
+        params.extend_from_slice(bias);
+        for _ in 0..buckets {
+            params.extend_from_slice(output);
+        }
+        params.extend(std::iter::repeat_n(output_bias[0], buckets));
+        Network {
+            hidden: self.hidden,
+            output_buckets: buckets,
+            activation: self.activation,
+            params,
+        }
+    }
+
+    /// (feature weights, hidden biases, output weights, output biases)
+    fn parts(&self) -> (&[f32], &[f32], &[f32], &[f32]) {
+        split(&self.params, self.hidden, self.output_buckets)
     }
 
     /// The net's output for a record (× `EVAL_SCALE` = centipawns for the side to move).
@@ -163,6 +199,7 @@ impl Network {
     /// integer (halves away from zero).
     pub fn quantise(&self) -> NetFile {
         let (weights, bias, output, output_bias) = self.parts();
+        let qab = f64::from(QA * QB);
         let q16 = |values: &[f32], scale: i32| -> Vec<i16> {
             values
                 .iter()
@@ -171,6 +208,7 @@ impl Network {
         };
         NetFile {
             hidden: self.hidden,
+            output_buckets: self.output_buckets,
             activation: self.activation,
             qa: QA,
             qb: QB,
@@ -178,25 +216,28 @@ impl Network {
             feature_weights: q16(weights, QA),
             feature_bias: q16(bias, QA),
             output_weights: q16(output, QB),
-            output_bias: (f64::from(output_bias.clamp(-WEIGHT_LIMIT, WEIGHT_LIMIT))
-                * f64::from(QA * QB))
-            .round() as i32,
+            output_bias: output_bias
+                .iter()
+                .map(|b| (f64::from(b.clamp(-WEIGHT_LIMIT, WEIGHT_LIMIT)) * qab).round() as i32)
+                .collect(),
         }
     }
 }
 
-fn split(params: &[f32], hidden: usize) -> (&[f32], &[f32], &[f32], f32) {
+fn split(params: &[f32], hidden: usize, buckets: usize) -> (&[f32], &[f32], &[f32], &[f32]) {
     let (weights, rest) = params.split_at(INPUTS * hidden);
     let (bias, rest) = rest.split_at(hidden);
-    let (output, rest) = rest.split_at(2 * hidden);
-    (weights, bias, output, rest[0])
+    let (output, rest) = rest.split_at(buckets * 2 * hidden);
+    (weights, bias, output, rest)
 }
 
-fn split_mut(params: &mut [f32], hidden: usize) -> (&mut [f32], &mut [f32], &mut [f32], &mut f32) {
+type PartsMut<'a> = (&'a mut [f32], &'a mut [f32], &'a mut [f32], &'a mut [f32]);
+
+fn split_mut(params: &mut [f32], hidden: usize, buckets: usize) -> PartsMut<'_> {
     let (weights, rest) = params.split_at_mut(INPUTS * hidden);
     let (bias, rest) = rest.split_at_mut(hidden);
-    let (output, rest) = rest.split_at_mut(2 * hidden);
-    (weights, bias, output, &mut rest[0])
+    let (output, rest) = rest.split_at_mut(buckets * 2 * hidden);
+    (weights, bias, output, rest)
 }
 
 /// A thread's working space for one position: both accumulators and their gradients.
@@ -291,6 +332,12 @@ fn backward_half<const SCRELU: bool>(
     }
 }
 
+/// The output bucket of a record's features (one feature per piece).
+#[inline(always)]
+fn bucket_of(net: &Network, f: &Features) -> usize {
+    output_bucket(f.len as u32, net.output_buckets)
+}
+
 /// Fills both accumulators and returns the output.
 #[inline(always)]
 fn forward<const SCRELU: bool>(net: &Network, f: &Features, s: &mut Scratch) -> f32 {
@@ -302,7 +349,9 @@ fn forward<const SCRELU: bool>(net: &Network, f: &Features, s: &mut Scratch) -> 
         add_to(&mut s.ours, &weights[f.ours[i] as usize * n..][..n]);
         add_to(&mut s.theirs, &weights[f.theirs[i] as usize * n..][..n]);
     }
-    output_bias
+    let bucket = bucket_of(net, f);
+    let output = &output[bucket * 2 * n..][..2 * n];
+    output_bias[bucket]
         + dot_activated::<SCRELU>(&s.ours, &output[..n])
         + dot_activated::<SCRELU>(&s.theirs, &output[n..])
 }
@@ -332,9 +381,7 @@ fn accumulate<const SCRELU: bool>(
 ) -> f64 {
     let n = net.hidden;
     let (_, _, output, _) = net.parts();
-    let (g_weights, g_bias, g_output, g_output_bias) = split_mut(grad, n);
-    let (w_ours, w_theirs) = output.split_at(n);
-    let (g_ours, g_theirs) = g_output.split_at_mut(n);
+    let (g_weights, g_bias, g_output, g_output_bias) = split_mut(grad, n, net.output_buckets);
     let mut loss = 0.0f64;
     for record in records {
         let f = match mirror_salt {
@@ -345,7 +392,10 @@ fn accumulate<const SCRELU: bool>(
         let error = p - target(record, lambda);
         loss += f64::from(error * error);
         let g = 2.0 * error * p * (1.0 - p) * weight;
-        *g_output_bias += g;
+        let bucket = bucket_of(net, &f);
+        g_output_bias[bucket] += g;
+        let (w_ours, w_theirs) = output[bucket * 2 * n..][..2 * n].split_at(n);
+        let (g_ours, g_theirs) = g_output[bucket * 2 * n..][..2 * n].split_at_mut(n);
         backward_half::<SCRELU>(g, &s.ours, w_ours, g_ours, &mut s.d_ours);
         backward_half::<SCRELU>(g, &s.theirs, w_theirs, g_theirs, &mut s.d_theirs);
         add_to(g_bias, &s.d_ours);
@@ -501,6 +551,7 @@ impl Trainer {
     pub fn new(options: &Options) -> Trainer {
         Trainer::from_net(Network::new(
             options.hidden,
+            options.output_buckets,
             options.activation,
             options.seed,
         ))
@@ -613,7 +664,7 @@ impl Trainer {
     }
 
     /// The float checkpoint: a header (magic `KNTC`, version, hidden, activation, epochs
-    /// done, steps), the parameters and Adam's moments as little-endian f32, an FNV-1a 64.
+    /// done, steps, output buckets), the parameters and Adam's moments as little-endian f32, an FNV-1a 64.
     pub fn to_checkpoint(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(CHECKPOINT_HEADER + 12 * self.net.params.len() + 8);
         out.extend_from_slice(&CHECKPOINT_MAGIC);
@@ -630,7 +681,8 @@ impl Trainer {
             out.extend_from_slice(&w.to_le_bytes());
         }
         out.extend_from_slice(&self.step.to_le_bytes());
-        out.extend_from_slice(&[0; 4]);
+        // Checkpoints from before buckets have a zero here, which reads as one bucket.
+        out.extend_from_slice(&(self.net.output_buckets as u32).to_le_bytes());
         for x in self.net.params.iter().chain(&self.m).chain(&self.v) {
             out.extend_from_slice(&x.to_le_bytes());
         }
@@ -658,7 +710,12 @@ impl Trainer {
             1 => Activation::SCReLU,
             a => return Err(CheckpointError::BadShape(format!("activation {a}"))),
         };
-        let params = param_count(hidden);
+        let output_buckets = match word(7) {
+            0 => 1,
+            b if b as usize <= MAX_OUTPUT_BUCKETS => b as usize,
+            b => return Err(CheckpointError::BadShape(format!("{b} output buckets"))),
+        };
+        let params = param_count(hidden, output_buckets);
         let expected = CHECKPOINT_HEADER + 12 * params + 8;
         if bytes.len() != expected {
             return Err(CheckpointError::WrongLength {
@@ -679,6 +736,7 @@ impl Trainer {
         Ok(Trainer {
             net: Network {
                 hidden,
+                output_buckets,
                 activation,
                 params: floats(0),
             },
@@ -876,6 +934,8 @@ mod tests {
     fn material_options() -> Options {
         Options {
             hidden: 32,
+            // Buckets, so that learning and quantising them are checked too.
+            output_buckets: 4,
             activation: Activation::SCReLU,
             epochs: 12,
             batch: 1024,
@@ -914,8 +974,12 @@ mod tests {
     #[test]
     fn the_analytic_gradient_is_the_numerical_one() {
         let records: Vec<PackedPosition> = sample_records().into_iter().take(6).collect();
-        for activation in [Activation::SCReLU, Activation::CReLU] {
-            let mut net = Network::new(16, activation, 11);
+        for (activation, buckets) in [
+            (Activation::SCReLU, 1),
+            (Activation::CReLU, 1),
+            (Activation::SCReLU, 3),
+        ] {
+            let mut net = Network::new(16, buckets, activation, 11);
             // Larger weights than a fresh net's, so that accumulators spread over the
             // activation's clipped and open ranges and every gradient is far from zero.
             let mut rng = Rng::new(5);
@@ -984,6 +1048,8 @@ mod tests {
             }
         }
         let qa = i64::from(net.qa);
+        let bucket = output_bucket(f.len as u32, net.output_buckets);
+        let weights = &net.output_weights[bucket * 2 * n..];
         let mut sum = 0i64;
         for (k, acc) in ours.iter().chain(&theirs).enumerate() {
             let h = (*acc).clamp(0, qa);
@@ -991,12 +1057,12 @@ mod tests {
                 Activation::SCReLU => h * h,
                 Activation::CReLU => h,
             };
-            sum += h * i64::from(net.output_weights[k]);
+            sum += h * i64::from(weights[k]);
         }
         if net.activation == Activation::SCReLU {
             sum /= qa;
         }
-        (sum + i64::from(net.output_bias)) * i64::from(net.scale) / (qa * i64::from(net.qb))
+        (sum + i64::from(net.output_bias[bucket])) * i64::from(net.scale) / (qa * i64::from(net.qb))
     }
 
     #[test]
@@ -1024,20 +1090,29 @@ mod tests {
 
     #[test]
     fn a_net_file_read_back_for_training_quantises_to_the_same_file() {
-        let net = Network::new(32, Activation::SCReLU, 7);
-        let file = net.quantise();
-        let back = Network::from_net_file(&file).expect("the trainer's own scales");
-        assert_eq!((back.hidden, back.activation), (32, Activation::SCReLU));
-        assert_eq!(back.params.len(), net.params.len());
-        assert_eq!(back.quantise(), file);
-        // Each parameter is within half a quantisation step of the float it came from.
-        let (weights, ..) = split(&net.params, 32);
-        let (read, ..) = split(&back.params, 32);
-        for (a, b) in weights.iter().zip(read) {
-            assert!((a - b).abs() <= 0.5 / QA as f32 + 1e-6, "{a} {b}");
+        for buckets in [1, 8] {
+            let net = Network::new(32, buckets, Activation::SCReLU, 7);
+            let file = net.quantise();
+            let back = Network::from_net_file(&file).expect("the trainer's own scales");
+            assert_eq!(
+                (back.hidden, back.output_buckets, back.activation),
+                (32, buckets, Activation::SCReLU)
+            );
+            assert_eq!(back.params.len(), net.params.len());
+            assert_eq!(back.quantise(), file);
+            // Each parameter is within half a quantisation step of the float it came from.
+            let (weights, _, output, _) = split(&net.params, 32, buckets);
+            let (read, _, read_output, _) = split(&back.params, 32, buckets);
+            for (a, b) in weights.iter().zip(read) {
+                assert!((a - b).abs() <= 0.5 / QA as f32 + 1e-6, "{a} {b}");
+            }
+            for (a, b) in output.iter().zip(read_output) {
+                assert!((a - b).abs() <= 0.5 / QB as f32 + 1e-6, "{a} {b}");
+            }
+            // A fine-tuning trainer starts from exactly that net.
+            assert_eq!(Trainer::from_net(back.clone()).net, back);
         }
-        // A fine-tuning trainer starts from exactly that net.
-        assert_eq!(Trainer::from_net(back.clone()).net, back);
+        let file = Network::new(32, 1, Activation::SCReLU, 7).quantise();
         let mut other_scale = file.clone();
         other_scale.scale = 300;
         assert!(Network::from_net_file(&other_scale)
@@ -1046,8 +1121,34 @@ mod tests {
     }
 
     #[test]
+    fn a_net_spread_over_buckets_evaluates_as_before_and_then_learns_each_bucket() {
+        // Positions in the even buckets only, so the odd ones must not move.
+        let mut records = sample_records();
+        records.retain(|r| output_bucket(r.features().len as u32, 8).is_multiple_of(2));
+        let one = Network::new(32, 1, Activation::SCReLU, 4);
+        let spread = one.spread_over_buckets(8);
+        assert_eq!(spread.params.len(), param_count(32, 8));
+        for record in &records {
+            assert_eq!(spread.evaluate(record), one.evaluate(record));
+        }
+        // Training moves only the buckets the positions fall in.
+        let pieces: std::collections::HashSet<usize> = records
+            .iter()
+            .map(|r| output_bucket(r.features().len as u32, 8))
+            .collect();
+        assert_eq!(pieces.len(), 4, "{pieces:?}");
+        let (_, grad) = loss_and_gradient(&spread, &records, 0.3);
+        let (_, _, g_output, g_bias) = split(&grad, 32, 8);
+        for bucket in 0..8 {
+            let moved =
+                g_bias[bucket] != 0.0 || g_output[bucket * 64..][..64].iter().any(|&g| g != 0.0);
+            assert_eq!(moved, pieces.contains(&bucket), "bucket {bucket}");
+        }
+    }
+
+    #[test]
     fn quantisation_clips_scales_and_rounds() {
-        let mut net = Network::new(16, Activation::CReLU, 1);
+        let mut net = Network::new(16, 1, Activation::CReLU, 1);
         net.params.fill(0.0);
         let bias = INPUTS * 16;
         let output = bias + 16;
@@ -1072,7 +1173,7 @@ mod tests {
         assert_eq!(q.feature_bias[0], 26);
         assert_eq!(q.output_weights[..2], [64, 19]);
         assert_eq!(q.output_weights[17], -127);
-        assert_eq!(q.output_bias, 255 * 64 / 2);
+        assert_eq!(q.output_bias, [255 * 64 / 2]);
         assert_eq!((q.qa, q.qb, q.scale), (QA, QB, EVAL_SCALE));
     }
 
@@ -1104,6 +1205,7 @@ mod tests {
     fn a_resumed_run_is_the_uninterrupted_one() {
         let options = Options {
             hidden: 16,
+            output_buckets: 2,
             epochs: 3,
             batch: 50,
             lr: 0.01,

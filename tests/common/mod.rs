@@ -435,6 +435,7 @@ pub fn random_net(hidden: usize, activation: Activation, seed: u64) -> NetFile {
     };
     NetFile {
         hidden,
+        output_buckets: 1,
         activation,
         qa: 255,
         qb: 64,
@@ -442,6 +443,6 @@ pub fn random_net(hidden: usize, activation: Activation, seed: u64) -> NetFile {
         feature_weights: v(INPUTS * hidden, 60),
         feature_bias: v(hidden, 100),
         output_weights: v(2 * hidden, 100),
-        output_bias: 1000,
+        output_bias: vec![1000],
     }
 }
