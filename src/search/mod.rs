@@ -114,6 +114,11 @@ pub struct SearchParams {
     /// Up to this many centipawns either way added to every static evaluation, a fixed
     /// function of the position (a limited strength's less exact judgement); 0: none.
     pub eval_noise: i32,
+    /// Every move to the full depth: no pruning or reduction judged by the evaluation, and
+    /// no hash cutoff from an earlier search (which may have pruned). A mate search
+    /// (`go mate N` to 2N plies) then finds every mate within its depth, whatever the
+    /// evaluation thinks of the moves that lead to it.
+    pub full_width: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -185,6 +190,8 @@ struct Worker {
     poll_interval: u64,
     seldepth: u32,
     stopped: bool,
+    /// `SearchParams::full_width` of the search under way.
+    full_width: bool,
 }
 
 /// The most search threads `cores` may ask for.
@@ -394,6 +401,7 @@ impl Worker {
             poll_interval: POLL_INTERVAL,
             seldepth: 0,
             stopped: false,
+            full_width: false,
         }
     }
 
@@ -551,6 +559,41 @@ mod tests {
         assert_eq!(search(&mut searcher, 40), noisy);
         assert_eq!(search(&mut searcher, 0), exact);
         assert_eq!(search(&mut searcher, 40), noisy);
+    }
+
+    #[test]
+    fn a_full_width_search_trusts_no_earlier_searchs_table_entries() {
+        // WAC 1: Qg6 mates in 2. An earlier search that pruned the mate could have left an
+        // entry saying Black holds after Qg6: one is planted, as from an earlier search.
+        let fen = "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1";
+        let pos = Position::from_fen(fen).unwrap();
+        let qg6 = *pos
+            .legal_moves()
+            .iter()
+            .find(|&&m| pos.coordinate(m) == "g3g6")
+            .unwrap();
+        let after = pos.after(qg6);
+        let mut searcher = Searcher::new(8);
+        for full_width in [false, true] {
+            searcher.clear();
+            searcher
+                .main
+                .tt
+                .store(after.key(), Move::NONE, 300, 40, Bound::Lower, tt::NO_EVAL);
+            let params = SearchParams {
+                max_depth: Some(4),
+                full_width,
+                ..Default::default()
+            };
+            let r = searcher.search(&pos, &params, &mut FixedLimits::new(None, None));
+            if full_width {
+                assert_eq!(r.best, Some(qg6));
+                assert_eq!(mate_in_moves(r.score), 2, "score {}", r.score);
+            } else {
+                // The planted entry does hide the mate from an ordinary search.
+                assert_ne!(r.best, Some(qg6));
+            }
+        }
     }
 
     #[test]

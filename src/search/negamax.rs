@@ -297,7 +297,10 @@ impl Worker {
 
         let tt_hit = self.probe_hash(&node);
         let tt_move = tt_hit.map_or(Move::NONE, |hit| hit.mv);
-        if let Some(score) = hash_cutoff(tt_hit, &node) {
+        // A full-width search trusts only its own results: an earlier search's may have
+        // pruned the move that mates.
+        let trusted_hit = tt_hit.filter(|hit| hit.fresh || !self.full_width);
+        if let Some(score) = hash_cutoff(trusted_hit, &node) {
             return score;
         }
         let mut tb_bounds = TbBounds::NONE;
@@ -307,8 +310,9 @@ impl Worker {
         let evals = self.evaluate_node(pos, &node, tt_hit);
 
         // Whole-node pruning: not at a PV node (it needs a score, not a bound), in check (no
-        // static evaluation) or in a singular search (it asks about the other moves).
-        if !node.is_pv && !node.in_check && node.excluded.is_none() {
+        // static evaluation), in a singular search (it asks about the other moves) or in a
+        // full-width search.
+        if !node.is_pv && !node.in_check && node.excluded.is_none() && !self.full_width {
             if let Some(score) = reverse_futility_pruning(&node, &evals) {
                 return score;
             }
@@ -316,7 +320,9 @@ impl Worker {
                 return score;
             }
         }
-        internal_iterative_reduction(&mut node, tt_move);
+        if !self.full_width {
+            internal_iterative_reduction(&mut node, tt_move);
+        }
 
         let earlier = self.earlier_moves(node.ply);
         let mut picker = self.move_picker(pos, &node, tt_move, earlier);
@@ -610,7 +616,7 @@ impl Worker {
         moves: &MoveLoop,
         has_pieces: bool,
     ) -> bool {
-        if moves.best_score > -MATE_BOUND && has_pieces {
+        if moves.best_score > -MATE_BOUND && has_pieces && !self.full_width {
             let (depth, mv) = (node.depth, this.mv);
             if this.quiet {
                 let lmr_depth =
@@ -651,7 +657,13 @@ impl Worker {
     ) -> ControlFlow<i32, i32> {
         let mut extension = 0;
         let depth = node.depth;
-        if mv == tt_move && depth >= 8 && node.ply > 0 && node.excluded.is_none() {
+        // Not in a full-width search: multi-cut prunes.
+        if mv == tt_move
+            && depth >= 8
+            && node.ply > 0
+            && node.excluded.is_none()
+            && !self.full_width
+        {
             if let Some(hit) = tt_hit.filter(|h| {
                 h.bound != Bound::Upper && h.depth >= depth - 3 && !is_mate_score(h.score)
             }) {
@@ -760,6 +772,7 @@ impl Worker {
         let mut reduction = 0;
         let searched = this.searched_before;
         if node.depth >= 3
+            && !self.full_width
             && searched > node.is_pv as usize
             && (this.quiet || this.order < 0)
             && !this.gives_check

@@ -42,6 +42,7 @@ impl Worker {
         self.null_floor = 0;
         self.evaluator.new_search();
         self.evaluator.noise = params.eval_noise;
+        self.full_width = params.full_width;
 
         let mut root_moves: Vec<(Move, i32)> = root
             .legal_moves()

@@ -60,6 +60,8 @@ pub struct Hit {
     pub bound: Bound,
     /// The static evaluation stored with it (`NO_EVAL` if none was).
     pub eval: i32,
+    /// Stored by the search under way (not by an earlier one).
+    pub fresh: bool,
 }
 
 /// Stored for "no static evaluation" (the position was in check).
@@ -171,6 +173,7 @@ impl TranspositionTable {
                 depth: depth_of(data),
                 bound,
                 eval: (data >> 48) as u16 as i16 as i32,
+                fresh: generation_of(data) == self.generation.load(Relaxed) as u8,
             });
         }
         None

@@ -239,6 +239,7 @@ impl UciSession {
             instant_single_reply: timed_move,
             multi_pv: front.engine.multi_pv,
             eval_noise: 0,
+            full_width: go.mate.is_some(),
         };
         let start_limits = if mode == Mode::Think {
             limits

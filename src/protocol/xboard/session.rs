@@ -320,6 +320,7 @@ impl Driver {
             instant_single_reply: true,
             multi_pv: s.engine.multi_pv,
             eval_noise: 0,
+            full_width: false,
         };
         let mut search = Search::new(Mode::Think, limits, s.engine.nps, pos);
         let result = run_search(s, &mut search, &params);
@@ -356,6 +357,7 @@ impl Driver {
             instant_single_reply: false,
             multi_pv: s.engine.multi_pv,
             eval_noise: 0,
+            full_width: false,
         };
         let mode = Mode::Ponder { expected };
         let mut search = Search::new(mode, TimeLimits::INFINITE, s.engine.nps, root);
@@ -388,6 +390,7 @@ impl Driver {
                 instant_single_reply: false,
                 multi_pv: s.engine.multi_pv,
                 eval_noise: 0,
+                full_width: false,
             };
             let mut search = Search::new(Mode::Analyze, TimeLimits::INFINITE, s.engine.nps, pos);
             run_search(s, &mut search, &params);
