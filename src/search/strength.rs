@@ -37,8 +37,8 @@ pub const MIN_ELO: i64 = 1180;
 /// reads higher (2457 at 2600, 2635 at 2850): Stockfish's limited levels run strong at fast
 /// controls and are not transitive with Kestrel, so the even-score reading is the one used.
 /// A setting this high plays without any limit. The calibration remeasures it whenever the
-/// engine's strength changes (kestrel-3, embedded since, was +17 ± 13 over kestrel-2 at
-/// 2+0.02: within this figure's error; not yet remeasured).
+/// engine's strength changes (not yet remeasured with the nets embedded since: kestrel-3
+/// +17 ± 13 over kestrel-2, kestrel-4 +65 ± 29 over kestrel-3, both at 2+0.02).
 pub const FULL_STRENGTH_ELO: i64 = 2260;
 /// The setting before any is chosen (the limit itself is off by default).
 pub const DEFAULT_ELO: i64 = 1500;
