@@ -299,7 +299,10 @@ impl Worker {
         let tt_move = tt_hit.map_or(Move::NONE, |hit| hit.mv);
         // A full-width search trusts only its own results: an earlier search's may have
         // pruned the move that mates.
-        let trusted_hit = tt_hit.filter(|hit| hit.fresh || !self.full_width);
+        let trusted_hit = match tt_hit {
+            Some(hit) if self.full_width && hit.generation != self.tt.generation() => None,
+            _ => tt_hit,
+        };
         if let Some(score) = hash_cutoff(trusted_hit, &node) {
             return score;
         }

@@ -60,8 +60,8 @@ pub struct Hit {
     pub bound: Bound,
     /// The static evaluation stored with it (`NO_EVAL` if none was).
     pub eval: i32,
-    /// Stored by the search under way (not by an earlier one).
-    pub fresh: bool,
+    /// The search that stored it (`TranspositionTable::generation`).
+    pub generation: u8,
 }
 
 /// Stored for "no static evaluation" (the position was in check).
@@ -127,6 +127,11 @@ impl TranspositionTable {
         self.generation.store(next, Relaxed);
     }
 
+    /// The search under way, as entries record it (`Hit::generation`).
+    pub fn generation(&self) -> u8 {
+        self.generation.load(Relaxed) as u8
+    }
+
     /// Permille of the entries sampled that this search wrote (UCI `hashfull`).
     pub fn hashfull(&self) -> usize {
         let generation = self.generation.load(Relaxed) as u8;
@@ -173,7 +178,7 @@ impl TranspositionTable {
                 depth: depth_of(data),
                 bound,
                 eval: (data >> 48) as u16 as i16 as i32,
-                fresh: generation_of(data) == self.generation.load(Relaxed) as u8,
+                generation: generation_of(data),
             });
         }
         None
