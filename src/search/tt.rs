@@ -134,7 +134,7 @@ impl TranspositionTable {
 
     /// Permille of the entries sampled that this search wrote (UCI `hashfull`).
     pub fn hashfull(&self) -> usize {
-        let generation = self.generation.load(Relaxed) as u8;
+        let generation = self.generation();
         let sample = self.buckets.min(250);
         let mut used = 0;
         for bucket in 0..sample {
@@ -192,7 +192,7 @@ impl TranspositionTable {
         if !self.used.load(Relaxed) {
             self.mark_used();
         }
-        let generation = self.generation.load(Relaxed) as u8;
+        let generation = self.generation();
         let base = self.bucket(key);
         // The entry of this position if there is one, else the least worth keeping: the
         // shallowest, counting each search of age as eight plies of depth.
