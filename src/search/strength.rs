@@ -32,14 +32,15 @@ use crate::rng::Rng;
 pub const MIN_ELO: i64 = 1180;
 /// The setting that is full strength, and the highest: Kestrel's own strength on the scale
 /// the settings use (Stockfish 15.1's `UCI_Elo` at 5+0.05), read against the Stockfish level
-/// it scores nearly evenly against: full Kestrel (net kestrel-2) measured 2258 ± 50 against
-/// Stockfish at 2200 (71-33-46 in 150 games at 5+0.05). Measured against stronger levels it
-/// reads higher (2457 at 2600, 2635 at 2850): Stockfish's limited levels run strong at fast
-/// controls and are not transitive with Kestrel, so the even-score reading is the one used.
-/// A setting this high plays without any limit. The calibration remeasures it whenever the
-/// engine's strength changes (not yet remeasured with the nets embedded since: kestrel-3
-/// +17 ± 13 over kestrel-2, kestrel-4 +65 ± 29 over kestrel-3, both at 2+0.02).
-pub const FULL_STRENGTH_ELO: i64 = 2260;
+/// it scores evenly against: full Kestrel (net kestrel-4) measured 2350 ± 45 against
+/// Stockfish at 2350 (49-52-49 in 150 games at 5+0.05). With kestrel-2 it measured 2258 ± 50
+/// against 2200; against stronger levels it read higher (2457 at 2600, 2635 at 2850):
+/// Stockfish's limited levels run strong at fast controls and are not transitive with
+/// Kestrel, so the even-score reading is the one used. A setting this high plays without any
+/// limit. The calibration remeasures it whenever the engine's strength changes. The rows
+/// below keep their kestrel-2 labels until they are remeasured: with kestrel-4 the 1800
+/// setting measured 1669 ± 72 (1774 ± 47 with kestrel-2).
+pub const FULL_STRENGTH_ELO: i64 = 2350;
 /// The setting before any is chosen (the limit itself is off by default).
 pub const DEFAULT_ELO: i64 = 1500;
 /// The fewest nodes any setting searches a move with: enough for the limited search to mate
