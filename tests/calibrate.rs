@@ -4,6 +4,9 @@
 //! engines that play an illegal move or crash lose their games and have the fault counted,
 //! against the exit status when the side is Kestrel's.
 
+mod common;
+
+use common::ScratchDir;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -59,9 +62,8 @@ fn wdl(cell: &str) -> [usize; 3] {
 #[test]
 fn a_short_self_play_match_is_counted_analysed_fault_free_and_reanalysed_alike() {
     let started = std::time::Instant::now();
-    let dir = std::env::temp_dir().join(format!("kestrel-calibrate-pgn-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let pgn = dir.join("games.pgn");
+    let scratch = ScratchDir::new("calibrate-pgn");
+    let pgn = scratch.path("games.pgn");
     let pgn = pgn.to_str().expect("a UTF-8 temporary path");
     let output = calibrate(&[
         "--pgn",
@@ -121,14 +123,12 @@ fn a_short_self_play_match_is_counted_analysed_fault_free_and_reanalysed_alike()
         [&row[5], &row[6]],
         "{report}\n{again_report}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn reanalysing_a_file_that_is_not_a_calibration_pgn_is_a_clear_error() {
-    let dir = std::env::temp_dir().join(format!("kestrel-reanalyse-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let foreign = dir.join("foreign.pgn");
+    let scratch = ScratchDir::new("calibrate-reanalyse");
+    let foreign = scratch.path("foreign.pgn");
     std::fs::write(
         &foreign,
         "[Event \"club\"]\n[White \"a\"]\n[Black \"b\"]\n\n1. e4 *\n",
@@ -139,7 +139,6 @@ fn reanalysing_a_file_that_is_not_a_calibration_pgn_is_a_clear_error() {
     assert_eq!(output.status.code(), Some(2), "{report}");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("game 1: its Event 'club'"), "{report}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -166,10 +165,8 @@ fn a_reference_that_does_not_exist_is_a_clear_error() {
 /// A stand-in UCI engine in a shell script that answers the handshake and replies to `go`
 /// with `on_go` (shell commands); `strength` adds Kestrel's strength options.
 #[cfg(unix)]
-fn stand_in(name: &str, on_go: &str, strength: bool) -> PathBuf {
+fn stand_in(scratch: &ScratchDir, name: &str, on_go: &str, strength: bool) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
-    let dir = std::env::temp_dir().join(format!("kestrel-calibrate-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
     let options = if strength {
         "echo 'option name UCI_LimitStrength type check default false'; \
          echo 'option name UCI_Elo type spin default 1500 min 1000 max 2600'; "
@@ -187,7 +184,7 @@ fn stand_in(name: &str, on_go: &str, strength: bool) -> PathBuf {
            esac\n\
          done\n"
     );
-    let path = dir.join(name);
+    let path = scratch.path(name);
     std::fs::write(&path, script).unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     path
@@ -205,8 +202,9 @@ fn a_reference_that_plays_illegal_moves_or_crashes_loses_with_the_fault_counted(
         ("illegal", "echo 'bestmove a1a1'", "2/0/0"),
         ("crashing", "exit 1", "0/0/2"),
     ];
+    let scratch = ScratchDir::new("calibrate-faulty-reference");
     for (name, on_go, faults) in cases {
-        let reference = stand_in(name, on_go, false);
+        let reference = stand_in(&scratch, name, on_go, false);
         let output = calibrate(&[
             "--reference",
             arg(&reference),
@@ -236,7 +234,8 @@ fn a_reference_that_plays_illegal_moves_or_crashes_loses_with_the_fault_counted(
 #[cfg(unix)]
 #[test]
 fn a_fault_of_kestrels_side_fails_the_run() {
-    let engine = stand_in("illegal-kestrel", "echo 'bestmove e2e5'", true);
+    let scratch = ScratchDir::new("calibrate-faulty-kestrel");
+    let engine = stand_in(&scratch, "illegal-kestrel", "echo 'bestmove e2e5'", true);
     let output = calibrate(&[
         "--engine",
         arg(&engine),

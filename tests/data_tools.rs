@@ -1,17 +1,12 @@
 //! `kestrel convert` and `kestrel datagen` through the binary: text data in, 32-byte training
 //! records out; a stopped datagen run resumed from its next game; bad ranges refused.
 
+mod common;
+
+use common::ScratchDir;
 use kestrel::tools::data::PackedPosition;
 use std::path::PathBuf;
 use std::process::Command;
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kestrel-data-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    let _ = std::fs::remove_file(&path);
-    path
-}
 
 fn kestrel(args: &[&str]) -> (bool, String) {
     let run = Command::new(env!("CARGO_BIN_EXE_kestrel"))
@@ -28,9 +23,10 @@ fn kestrel(args: &[&str]) -> (bool, String) {
 
 #[test]
 fn convert_packs_every_good_line_in_order_and_names_the_bad_ones() {
+    let scratch = ScratchDir::new("data-convert");
     let sample = include_str!("data/selfplay-sample.txt");
-    let input = scratch("convert-in.txt");
-    let output = scratch("convert-out.bin");
+    let input = scratch.path("convert-in.txt");
+    let output = scratch.path("convert-out.bin");
     let mut text = String::from("# head-start sample with one damaged line\n");
     text.push_str(sample);
     text.push_str("8/8/8/8/8/8/8/8 w - - 0 1 | 0 | 0.5\n");
@@ -55,14 +51,13 @@ fn convert_packs_every_good_line_in_order_and_names_the_bad_ones() {
     let (ok, said) = kestrel(&["convert", input.to_str().unwrap(), output.to_str().unwrap()]);
     assert!(!ok && said.contains("exists"), "{said}");
     assert_eq!(std::fs::read(&output).unwrap(), bytes);
-    let _ = std::fs::remove_file(input);
-    let _ = std::fs::remove_file(output);
 }
 
 #[test]
 fn datagen_writes_bullet_records_of_the_positions_it_writes_as_text() {
-    let text = scratch("datagen.txt");
-    let bullet = scratch("datagen.bin");
+    let scratch = ScratchDir::new("data-bullet");
+    let text = scratch.path("datagen.txt");
+    let bullet = scratch.path("datagen.bin");
     let args = [
         "datagen",
         "--games",
@@ -87,14 +82,13 @@ fn datagen_writes_bullet_records_of_the_positions_it_writes_as_text() {
         assert_eq!(record, expected.as_bytes(), "{line}");
         expected.validate().unwrap();
     }
-    let _ = std::fs::remove_file(text_path);
-    let _ = std::fs::remove_file(bullet);
 }
 
 #[test]
 fn datagen_resumes_from_the_next_game_and_refuses_a_bad_range() {
-    let out = scratch("resumed.txt");
-    let whole = scratch("whole.txt");
+    let scratch = ScratchDir::new("data-resume");
+    let out = scratch.path("resumed.txt");
+    let whole = scratch.path("whole.txt");
     let run = |games: &str, first: &str, out: &PathBuf| {
         let (ok, said) = kestrel(&[
             "datagen",
@@ -135,12 +129,10 @@ fn datagen_resumes_from_the_next_game_and_refuses_a_bad_range() {
             "--soft-nodes must not exceed --nodes",
         ),
     ] {
-        let bad = scratch("refused.txt");
+        let bad = scratch.path("refused.txt");
         let (ok, said) =
             kestrel(&[&["datagen"], &args[..], &["--out", bad.to_str().unwrap()]].concat());
         assert!(!ok && said.contains(why), "{said}");
         assert!(!bad.exists(), "nothing is written");
     }
-    let _ = std::fs::remove_file(out);
-    let _ = std::fs::remove_file(whole);
 }

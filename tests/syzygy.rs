@@ -15,7 +15,7 @@
 
 mod common;
 
-use common::{thinking, uci_info, Engine};
+use common::{thinking, uci_info, Engine, ScratchDir};
 use kestrel::chess::Position;
 use std::io::Write;
 use std::process::Command;
@@ -259,23 +259,6 @@ fn search_probes_below_a_root_the_tables_do_not_cover() {
         .parse()
         .unwrap();
     assert!(TB_WIN_SHOWN.contains(&cp), "{lines:?}");
-}
-
-/// A directory made for one test, removed when dropped.
-struct ScratchDir(std::path::PathBuf);
-
-impl ScratchDir {
-    fn new(name: &str) -> ScratchDir {
-        let dir = std::env::temp_dir().join(format!("kestrel-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        ScratchDir(dir)
-    }
-}
-
-impl Drop for ScratchDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// Directories joined with the platform's path separator, as SyzygyPath takes them.

@@ -1,17 +1,12 @@
 //! `kestrel train` through the binary: data in, per-epoch net files and a checkpoint out,
 //! `--resume` continuing, and errors a person can act on.
 
-use kestrel::nnue::format::NetFile;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kestrel-train-test-{}", std::process::id()));
-    let path = dir.join(name);
-    let _ = std::fs::remove_dir_all(&path);
-    std::fs::create_dir_all(&dir).unwrap();
-    path
-}
+use common::ScratchDir;
+use kestrel::nnue::format::NetFile;
+use std::path::Path;
+use std::process::Command;
 
 fn train(data: &Path, out: &Path, extra: &[&str]) -> (bool, String, String) {
     let run = Command::new(env!("CARGO_BIN_EXE_kestrel"))
@@ -56,8 +51,9 @@ fn losses(stdout: &str) -> Vec<(f64, f64)> {
 
 #[test]
 fn train_writes_a_net_per_epoch_and_resumes_where_it_stopped() {
+    let scratch = ScratchDir::new("train-resume");
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/selfplay-sample.txt");
-    let out = scratch("run");
+    let out = scratch.path("run");
     let (ok, stdout, stderr) = train(&data, &out, &["--epochs", "2"]);
     assert!(ok, "{stdout}\n{stderr}");
     assert!(stderr.contains("241 positions"), "{stderr}");
@@ -101,7 +97,7 @@ fn train_writes_a_net_per_epoch_and_resumes_where_it_stopped() {
     assert!(NetFile::parse(&std::fs::read(out.join("epoch-3.nnue")).unwrap()).is_ok());
 
     // The same seed trains the same net; bullet records of the same data train it too.
-    let again = scratch("again");
+    let again = scratch.path("again");
     let (ok, stdout, _) = train(&data, &again, &["--epochs", "2"]);
     assert!(ok);
     assert_eq!(losses(&stdout), first);
@@ -109,8 +105,7 @@ fn train_writes_a_net_per_epoch_and_resumes_where_it_stopped() {
         std::fs::read(again.join("epoch-2.nnue")).unwrap(),
         std::fs::read(out.join("epoch-2.nnue")).unwrap()
     );
-    let records = scratch("records.bin");
-    let _ = std::fs::remove_file(&records);
+    let records = scratch.path("records.bin");
     let converted = Command::new(env!("CARGO_BIN_EXE_kestrel"))
         .arg("convert")
         .arg(&data)
@@ -118,19 +113,16 @@ fn train_writes_a_net_per_epoch_and_resumes_where_it_stopped() {
         .output()
         .unwrap();
     assert!(converted.status.success());
-    let binary = scratch("binary");
+    let binary = scratch.path("binary");
     let (ok, stdout, stderr) = train(&records, &binary, &["--epochs", "2"]);
     assert!(ok, "{stderr}");
     assert_eq!(losses(&stdout), first);
-    for dir in [out, again, binary] {
-        let _ = std::fs::remove_dir_all(dir);
-    }
-    let _ = std::fs::remove_file(records);
 }
 
 #[test]
 fn bad_data_is_refused_with_the_place_and_the_reason() {
-    let dir = scratch("bad");
+    let scratch = ScratchDir::new("train-bad");
+    let dir = scratch.path("bad");
     std::fs::create_dir_all(&dir).unwrap();
     let text = dir.join("bad.txt");
     std::fs::write(
@@ -150,20 +142,20 @@ fn bad_data_is_refused_with_the_place_and_the_reason() {
         !ok && stderr.contains("record 0 is not a position"),
         "{stderr}"
     );
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
 fn init_starts_from_a_net_file_and_refuses_a_bad_one() {
+    let scratch = ScratchDir::new("train-init");
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/selfplay-sample.txt");
-    let first = scratch("init-first");
+    let first = scratch.path("init-first");
     let (ok, _, stderr) = train(&data, &first, &["--epochs", "2"]);
     assert!(ok, "{stderr}");
     let start = first.join("epoch-2.nnue");
 
     // With a learning rate too small to move any weight by a quantisation step, the
     // fine-tuned net is the net it started from, byte for byte: the weights were loaded.
-    let tuned = scratch("init-tuned");
+    let tuned = scratch.path("init-tuned");
     let init = start.to_str().unwrap();
     let (ok, stdout, stderr) = train(
         &data,
@@ -177,7 +169,7 @@ fn init_starts_from_a_net_file_and_refuses_a_bad_one() {
         std::fs::read(&start).unwrap()
     );
     // A fresh start with the same settings is another net.
-    let fresh = scratch("init-fresh");
+    let fresh = scratch.path("init-fresh");
     let (ok, _, _) = train(&data, &fresh, &["--epochs", "1", "--lr", "1e-12"]);
     assert!(ok);
     assert_ne!(
@@ -187,7 +179,7 @@ fn init_starts_from_a_net_file_and_refuses_a_bad_one() {
 
     // A shape other than the net's, a file that is not a net, one that is missing, and
     // --init with --resume are refused, and nothing is written.
-    let out = scratch("init-refused");
+    let out = scratch.path("init-refused");
     let run = Command::new(env!("CARGO_BIN_EXE_kestrel"))
         .args(["train", "--hidden", "32", "--init", init, "--data"])
         .arg(&data)
@@ -200,29 +192,26 @@ fn init_starts_from_a_net_file_and_refuses_a_bad_one() {
         !run.status.success() && stderr.contains("16 hidden neurons"),
         "{stderr}"
     );
-    let garbage = scratch("garbage.nnue");
+    let garbage = scratch.path("garbage.nnue");
     std::fs::write(&garbage, b"not a net at all, just some bytes").unwrap();
     let (ok, _, stderr) = train(&data, &out, &["--init", garbage.to_str().unwrap()]);
     assert!(
         !ok && stderr.contains("--init") && stderr.contains("not a Kestrel net file"),
         "{stderr}"
     );
-    let missing = scratch("missing.nnue");
+    let missing = scratch.path("missing.nnue");
     let (ok, _, stderr) = train(&data, &out, &["--init", missing.to_str().unwrap()]);
     assert!(!ok && stderr.contains("cannot read it"), "{stderr}");
     let (ok, _, stderr) = train(&data, &out, &["--init", init, "--resume"]);
     assert!(!ok && stderr.contains("cannot be used with"), "{stderr}");
     assert!(!out.join("epoch-1.nnue").exists());
-    for dir in [first, tuned, fresh, out] {
-        let _ = std::fs::remove_dir_all(dir);
-    }
-    let _ = std::fs::remove_file(garbage);
 }
 
 #[test]
 fn output_buckets_are_trained_spread_from_a_one_bucket_net_and_kept_on_resume() {
+    let scratch = ScratchDir::new("train-buckets");
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/selfplay-sample.txt");
-    let first = scratch("buckets-first");
+    let first = scratch.path("buckets-first");
     let (ok, stdout, stderr) = train(&data, &first, &["--epochs", "1", "--output-buckets", "4"]);
     assert!(ok, "{stdout}\n{stderr}");
     assert!(stderr.contains("(4 output buckets)"), "{stderr}");
@@ -247,11 +236,11 @@ fn output_buckets_are_trained_spread_from_a_one_bucket_net_and_kept_on_resume() 
 
     // A one-bucket net is copied into each bucket: at a rate too small to move a weight,
     // the result is that net four times over.
-    let one = scratch("buckets-one");
+    let one = scratch.path("buckets-one");
     let (ok, _, stderr) = train(&data, &one, &["--epochs", "1"]);
     assert!(ok, "{stderr}");
     let start = one.join("epoch-1.nnue");
-    let spread = scratch("buckets-spread");
+    let spread = scratch.path("buckets-spread");
     let init = start.to_str().unwrap();
     let extra = [
         "--epochs",
@@ -273,12 +262,9 @@ fn output_buckets_are_trained_spread_from_a_one_bucket_net_and_kept_on_resume() 
     assert_eq!(after.output_bias, vec![before.output_bias[0]; 8]);
     assert_eq!(after.output_weights, before.output_weights.repeat(8));
     // A bucketed net is not spread again.
-    let refused = scratch("buckets-refused");
+    let refused = scratch.path("buckets-refused");
     let init = first.join("epoch-1.nnue");
     let extra = ["--output-buckets", "8", "--init", init.to_str().unwrap()];
     let (ok, _, stderr) = train(&data, &refused, &extra);
     assert!(!ok && stderr.contains("only a one-bucket net"), "{stderr}");
-    for dir in [first, one, spread, refused] {
-        let _ = std::fs::remove_dir_all(dir);
-    }
 }

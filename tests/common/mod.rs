@@ -446,3 +446,28 @@ pub fn random_net(hidden: usize, activation: Activation, seed: u64) -> NetFile {
         output_bias: vec![1000],
     }
 }
+
+/// A directory of one test's own (`kestrel-NAME-PID` in the system's temporary directory),
+/// emptied when made and removed when dropped, so a test leaves nothing behind whether it
+/// passed or failed.
+pub struct ScratchDir(pub std::path::PathBuf);
+
+impl ScratchDir {
+    pub fn new(name: &str) -> ScratchDir {
+        let dir = std::env::temp_dir().join(format!("kestrel-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        ScratchDir(dir)
+    }
+
+    /// `name` inside the directory.
+    pub fn path(&self, name: &str) -> std::path::PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
