@@ -16,7 +16,7 @@ pub use format::{NetError, NetFile};
 pub use network::Network;
 use std::sync::{Arc, OnceLock};
 
-/// The net built into the binary: `src/nnue/nets/kestrel-4.nnue` (its manifest beside it),
+/// The net built into the binary: `src/nnue/nets/kestrel-5.nnue` (its manifest beside it),
 /// or the file `KESTREL_EVALFILE` names at build time (build.rs). `None` would make the
 /// classical evaluation the default again.
 pub const EMBEDDED: Option<&'static [u8]> = Some(include_bytes!(env!("KESTREL_NET")));
