@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{is_thinking, thinking, Engine};
+use common::{is_thinking, thinking, Engine, ScratchDir};
 use kestrel::book::{
     decode_move, polyglot_key, write_book, Book, BookError, BookMove, BookRng, Entry, ENTRY_SIZE,
 };
@@ -187,8 +187,8 @@ fn the_choice_follows_the_weights_and_the_seed() {
 
 #[test]
 fn broken_and_missing_books_are_refused() {
-    let dir = std::env::temp_dir().join(format!("kestrel-book-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = ScratchDir::new("book-broken");
+    let dir = &scratch.0;
     let odd = dir.join("odd.bin");
     std::fs::write(&odd, [0u8; 24]).unwrap();
     assert!(matches!(Book::open(&odd), Err(BookError::BadSize(24))));
@@ -196,8 +196,7 @@ fn broken_and_missing_books_are_refused() {
         Book::open(&dir.join("missing.bin")),
         Err(BookError::Io(_))
     ));
-    assert!(Book::open(&dir).is_err(), "a directory is no book");
-    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(Book::open(dir).is_err(), "a directory is no book");
 }
 
 /// A real Polyglot book, if `KESTREL_TEST_BOOK` names one: it has moves for the start
@@ -381,9 +380,8 @@ fn xboard_with_book_off_searches_and_a_missing_book_is_an_error() {
         ["tellusererror cannot open book file /no/such/dir/book.bin: No such file or directory (os error 2)"]
     );
     // A file that is not a whole number of entries: refused too.
-    let dir = std::env::temp_dir().join(format!("kestrel-xboard-book-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let odd = dir.join("odd.bin");
+    let scratch = ScratchDir::new("book-xboard");
+    let odd = scratch.path("odd.bin");
     std::fs::write(&odd, [0u8; 20]).unwrap();
     e.send(&format!("option Book File={}", odd.display()));
     let lines = e.sync(3);
@@ -391,7 +389,7 @@ fn xboard_with_book_off_searches_and_a_missing_book_is_an_error() {
         lines.len() == 1 && lines[0].contains("not a multiple of 16"),
         "{lines:?}"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
+    drop(scratch);
     e.allow_errors(false);
     e.send("bk");
     assert_eq!(
@@ -535,8 +533,8 @@ fn bk_listing(e: &mut Engine) -> Vec<String> {
 
 #[test]
 fn a_bad_book_file_keeps_the_book_set_before() {
-    let dir = std::env::temp_dir().join(format!("kestrel-bad-book-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = ScratchDir::new("book-bad");
+    let dir = &scratch.0;
     let odd = dir.join("odd.bin");
     std::fs::write(&odd, [0u8; 20]).unwrap();
     let bad = [
@@ -597,5 +595,4 @@ fn a_bad_book_file_keeps_the_book_set_before() {
         );
         assert_eq!(bk_listing(&mut x), listed);
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }

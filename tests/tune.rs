@@ -1,18 +1,15 @@
 //! `kestrel tune` through the binary: a small data file in, a weights file out.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kestrel-tune-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
+use common::ScratchDir;
+use std::process::Command;
 
 #[test]
 fn tune_writes_a_weights_file_and_reports() {
-    let data = scratch("data.txt");
-    let out = scratch("weights.rs");
+    let scratch = ScratchDir::new("tune");
+    let data = scratch.path("data.txt");
+    let out = scratch.path("weights.rs");
     std::fs::write(
         &data,
         "# three positions and a bad line\n\
@@ -57,7 +54,6 @@ fn tune_writes_a_weights_file_and_reports() {
             assert!(a.starts_with("pub const TEMPO"), "{a}");
         }
     }
-    let _ = std::fs::remove_dir_all(data.parent().unwrap());
 }
 
 #[test]
