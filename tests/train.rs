@@ -122,8 +122,7 @@ fn train_writes_a_net_per_epoch_and_resumes_where_it_stopped() {
 #[test]
 fn bad_data_is_refused_with_the_place_and_the_reason() {
     let scratch = ScratchDir::new("train-bad");
-    let dir = scratch.path("bad");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = &scratch.0;
     let text = dir.join("bad.txt");
     std::fs::write(
         &text,
