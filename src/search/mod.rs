@@ -149,6 +149,9 @@ struct Frame {
     /// A move this node must not search (the hash move, while testing whether it is
     /// singular).
     excluded: Move,
+    /// Double extensions on the line from the root to here: they are capped so that a
+    /// line of forced moves cannot grow without end.
+    double_extensions: u8,
 }
 
 const NO_EVAL: i32 = tt::NO_EVAL;
@@ -162,6 +165,7 @@ impl Default for Frame {
             moved: None,
             killers: [Move::NONE; 2],
             excluded: Move::NONE,
+            double_extensions: 0,
         }
     }
 }

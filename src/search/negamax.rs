@@ -41,6 +41,11 @@ impl Reductions {
     }
 }
 
+/// How far below the singular bound the other moves must stay for a double extension.
+const DOUBLE_EXTENSION_MARGIN: i32 = 20;
+/// Double extensions allowed on one line.
+const MAX_DOUBLE_EXTENSIONS: u8 = 6;
+
 /// One node of the search: where it is, its window and its kind. `depth` and `alpha` move
 /// as the node learns (a tablebase bound, internal iterative reduction, a better move).
 #[derive(Clone, Copy)]
@@ -554,6 +559,7 @@ impl Worker {
             null.play_null();
             self.keys.push(node.key);
             self.frame(node.ply).moved = None;
+            self.frame(node.ply + 1).double_extensions = self.frame(node.ply).double_extensions;
             let saved_floor = self.null_floor;
             self.null_floor = self.keys.len();
             let score = -self.negamax(
@@ -689,9 +695,22 @@ impl Worker {
                     return ControlFlow::Break(0);
                 }
                 if score < singular_beta {
-                    extension = 1;
+                    // Far below: the hash move is all there is; search it two plies deeper
+                    // (a few times a line at most).
+                    extension = if !node.is_pv
+                        && score < singular_beta - DOUBLE_EXTENSION_MARGIN
+                        && self.frame(node.ply).double_extensions < MAX_DOUBLE_EXTENSIONS
+                    {
+                        2
+                    } else {
+                        1
+                    };
                 } else if singular_beta >= node.beta {
                     return ControlFlow::Break(singular_beta);
+                } else if hit.score >= node.beta {
+                    // Not singular, and the hash says it cuts anyway: another move likely
+                    // cuts too, so this one needs less depth.
+                    extension = -1;
                 }
             }
         }
@@ -716,6 +735,8 @@ impl Worker {
         self.tt.prefetch(child.key());
         self.frame(ply).moved = Some(piece_to(pos, this.mv));
         let new_depth = node.depth - 1 + this.extension;
+        self.frame(ply + 1).double_extensions =
+            self.frame(ply).double_extensions + (this.extension >= 2) as u8;
         let mut score;
         if this.searched_before == 0 {
             score = -self.negamax(
