@@ -651,9 +651,11 @@ impl Worker {
     }
 
     /// Singular extension: if every other move falls well short of the hash move's score,
-    /// the hash move is forced: search it deeper. If even without it the node fails high,
-    /// several moves cut: trust that (multi-cut). Continues with the extension in plies, or
-    /// breaks with the node's score (0 when stopped); the node's key stays pushed.
+    /// the hash move is forced: search it deeper (two plies if far short). If even without
+    /// it the node fails high, several moves cut: trust that (multi-cut). If it is not
+    /// singular but its hash score already reaches beta, search it a ply shallower.
+    /// Continues with the extension in plies (−1 to 2), or breaks with the node's score
+    /// (0 when stopped); the node's key stays pushed.
     #[inline(always)]
     fn singular_extension(
         &mut self,
