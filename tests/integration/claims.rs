@@ -5,13 +5,11 @@
 //! The positions are built so that the rules, not the engine's judgement, decide: where the
 //! engine's move leads to the end, it has exactly one legal move.
 
-mod common;
+use crate::common::{self, *};
 
 use common::Engine;
 use kestrel::chess::Position;
 use std::time::Duration;
-
-const SEC: Duration = Duration::from_secs(1);
 
 fn is_claim(line: &str) -> bool {
     ["1-0 {", "0-1 {", "1/2-1/2 {"]
@@ -26,16 +24,6 @@ fn engine_on(fen: &str) -> Engine {
     e.send("force");
     e.send(&format!("setboard {fen}"));
     e
-}
-
-/// The lines up to the `pong`, which must hold no move.
-fn no_move(e: &mut Engine, n: u32) -> Vec<String> {
-    let lines = e.sync(n);
-    assert!(
-        !lines.iter().any(|l| l.starts_with("move ")),
-        "a move came: {lines:?}"
-    );
-    lines
 }
 
 /// The engine plays the side to move of `fen`, which has exactly one legal move, and then

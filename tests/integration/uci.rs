@@ -9,26 +9,11 @@
 //! engine's own move generator, as a library). An unexpected `info string error` line fails
 //! the waiting helpers unless a test allows errors.
 
-mod common;
+use crate::common::{self, *};
 
 use common::{proc_status, uci_info, Engine, UciInfo};
 use kestrel::chess::{Position, STARTPOS_FEN};
 use std::time::{Duration, Instant};
-
-const SEC: Duration = Duration::from_secs(1);
-
-/// The position after `moves` (UCI coordinates) from `fen`; panics on an illegal move.
-fn position_after(fen: &str, chess960: bool, moves: &[&str]) -> Position {
-    let mut pos = Position::from_fen(fen).unwrap();
-    pos.set_chess960(chess960 || pos.is_chess960());
-    for m in moves {
-        let mv = pos
-            .parse_coordinate(m)
-            .unwrap_or_else(|e| panic!("{m} illegal in {}: {e}", pos.to_fen()));
-        pos = pos.after(mv);
-    }
-    pos
-}
 
 /// Asserts that `mv` is a legal move in `pos`, written as UCI wants it (the engine's own
 /// coordinate form: king-takes-rook castling in Chess960).
@@ -103,7 +88,7 @@ fn position_with_moves_then_go_depth_gives_info_and_a_legal_move() {
     e.send("position startpos moves e2e4 e7e5 g1f3");
     e.send("go depth 6");
     let (best, ponder, lines) = e.expect_bestmove(30 * SEC);
-    let pos = position_after(STARTPOS_FEN, false, &["e2e4", "e7e5", "g1f3"]);
+    let pos = position_after_in(STARTPOS_FEN, false, &["e2e4", "e7e5", "g1f3"]);
     assert_legal(&pos, &best);
     if let Some(reply) = ponder {
         assert_legal(&pos.after(pos.parse_coordinate(&best).unwrap()), &reply);
@@ -131,7 +116,7 @@ fn go_movetime_stops_in_time() {
     e.send("go movetime 500");
     let (best, _, lines) = e.expect_bestmove(20 * SEC);
     let wall = start.elapsed();
-    assert_legal(&position_after(STARTPOS_FEN, false, &["d2d4"]), &best);
+    assert_legal(&position_after_in(STARTPOS_FEN, false, &["d2d4"]), &best);
     // By the engine's own clock the last report is within the move time; the wall clock
     // is only loosely bound (the machine may be busy).
     let last = infos(&lines).last().cloned().expect("an info line");
@@ -176,7 +161,7 @@ fn go_ponder_then_ponderhit_becomes_a_timed_search() {
     // A share of a 3 s clock, not an endless search.
     assert!(hit.elapsed() < 3 * SEC, "{:?}", hit.elapsed());
     assert_legal(
-        &position_after(STARTPOS_FEN, false, &["e2e4", "e7e5"]),
+        &position_after_in(STARTPOS_FEN, false, &["e2e4", "e7e5"]),
         &best,
     );
     assert!(e.ready().is_empty());
@@ -193,7 +178,7 @@ fn go_ponder_then_stop_answers_at_once() {
     let (best, _, _) = e.expect_bestmove(5 * SEC);
     assert!(stop.elapsed() < 2 * SEC);
     assert_legal(
-        &position_after(STARTPOS_FEN, false, &["e2e4", "c7c5"]),
+        &position_after_in(STARTPOS_FEN, false, &["e2e4", "c7c5"]),
         &best,
     );
     // The ponder search that ends on its own (depth 1) still waits for the hit.
@@ -202,7 +187,7 @@ fn go_ponder_then_stop_answers_at_once() {
     e.send("ponderhit");
     let (best, _, _) = e.expect_bestmove(5 * SEC);
     assert_legal(
-        &position_after(STARTPOS_FEN, false, &["e2e4", "c7c5"]),
+        &position_after_in(STARTPOS_FEN, false, &["e2e4", "c7c5"]),
         &best,
     );
 }
@@ -282,7 +267,7 @@ fn bad_input_gets_an_info_string_and_changes_nothing() {
     // malformed `go` is answered: `every_malformed_go_gets_exactly_one_legal_bestmove`.)
     e.send("go depth 5");
     let (best, _, lines) = e.expect_bestmove(30 * SEC);
-    assert_legal(&position_after(STARTPOS_FEN, false, &["e2e4"]), &best);
+    assert_legal(&position_after_in(STARTPOS_FEN, false, &["e2e4"]), &best);
     let infos = infos(&lines);
     assert!(
         !infos.is_empty() && infos.iter().all(|i| i.multipv == Some(1)),
@@ -321,13 +306,13 @@ fn chess960_castling_is_king_takes_rook() {
     e.send("go depth 2 searchmoves b8g8");
     let (best, _, _) = e.expect_bestmove(10 * SEC);
     assert_eq!(best, "b8g8");
-    let pos = position_after(fen, true, &["b1g1"]);
+    let pos = position_after_in(fen, true, &["b1g1"]);
     assert_legal(&pos, &best);
     // And a free search from the castled position plays legal moves.
     e.send(&format!("position fen {fen} moves b1g1 b8g8"));
     e.send("go depth 4");
     let (best, _, _) = e.expect_bestmove(10 * SEC);
-    assert_legal(&position_after(fen, true, &["b1g1", "b8g8"]), &best);
+    assert_legal(&position_after_in(fen, true, &["b1g1", "b8g8"]), &best);
     // With UCI_Chess960 on, the standard array castles king-takes-rook too.
     e.send("position startpos moves e2e4 e7e5 g1f3 g8f6 f1c4 f8c5 e1h1");
     e.send("go depth 2 searchmoves e8h8");
@@ -458,7 +443,7 @@ fn multi_pv_shows_the_best_lines_in_order_and_plays_the_first() {
     e.send("position startpos moves e2e4 e7e5 g1f3");
     e.send("go depth 6");
     let (best, _, lines) = e.expect_bestmove(30 * SEC);
-    let pos = position_after(STARTPOS_FEN, false, &["e2e4", "e7e5", "g1f3"]);
+    let pos = position_after_in(STARTPOS_FEN, false, &["e2e4", "e7e5", "g1f3"]);
     let reports = infos(&lines);
     assert!(reports.iter().all(|i| i.multipv.is_some()), "{lines:?}");
     // The last depth ends with its three lines, best first.
@@ -545,7 +530,7 @@ fn ponderhit_continues_the_ponder_search() {
         after.iter().any(|i| i.depth > deepest),
         "no deeper iteration after the hit (deepest before {deepest}): {after:?}"
     );
-    let pos = position_after(STARTPOS_FEN, false, &["e2e4", "e7e5", "g1f3"]);
+    let pos = position_after_in(STARTPOS_FEN, false, &["e2e4", "e7e5", "g1f3"]);
     assert_legal(&pos, &best);
     assert_eq!(after.last().unwrap().pv.first(), Some(&best));
 }
@@ -571,7 +556,7 @@ fn go_nodes_is_a_budget_of_nodes() {
                 );
             }
             assert_legal(
-                &position_after(STARTPOS_FEN, false, &["d2d4", "g8f6", "c2c4"]),
+                &position_after_in(STARTPOS_FEN, false, &["d2d4", "g8f6", "c2c4"]),
                 &best,
             );
         }
@@ -657,7 +642,7 @@ fn a_game_of_thousands_of_plies_is_taken_whole() {
 #[test]
 fn go_after_a_refused_position_answers_0000_until_a_good_one() {
     let mut e = Engine::started_uci();
-    let after_e4 = position_after(STARTPOS_FEN, false, &["e2e4"]);
+    let after_e4 = position_after_in(STARTPOS_FEN, false, &["e2e4"]);
     let too_long = format!(
         "position startpos moves {}",
         "g1f3 g8f6 f3g1 f6g8 ".repeat(7000)
@@ -726,7 +711,7 @@ fn go_after_a_refused_position_answers_0000_until_a_good_one() {
 #[test]
 fn every_malformed_go_gets_exactly_one_legal_bestmove() {
     let mut e = Engine::started_uci();
-    let pos = position_after(STARTPOS_FEN, false, &["e2e4"]);
+    let pos = position_after_in(STARTPOS_FEN, false, &["e2e4"]);
     let overlong = format!("go {}", "depth 3 ".repeat(1000));
     for (go, errors) in [
         ("go depth -1", 1),
@@ -817,7 +802,7 @@ fn a_shredder_fen_castles_king_two_squares_without_chess960() {
     let (best, _, _) = e.expect_bestmove(10 * SEC);
     let mut played: Vec<&str> = moves.to_vec();
     played.extend(["e1g1", "f8c5"]);
-    assert_legal(&position_after(start, false, &played), &best);
+    assert_legal(&position_after_in(start, false, &played), &best);
     // Both wings, and Black.
     let both = "r3k2r/pppq1ppp/2np1n2/2b1p3/2B1P3/2NP1N2/PPPQ1PPP/R3K2R b HAha - 0 8";
     for (castle, written) in [("e8g8", "e8g8"), ("e8c8", "e8c8"), ("e8h8", "e8g8")] {

@@ -1,16 +1,14 @@
 //! A person at the terminal: help, d, moves, SAN input, eval, perft, errors; the command
 //! line; bench determinism; and the session transcript.
 
-mod common;
+use crate::common::{self, *};
 
 use common::Engine;
 use std::process::Command;
 use std::time::Duration;
 
-const SEC: Duration = Duration::from_secs(1);
-
 fn kestrel() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_kestrel"))
+    Command::new(KESTREL)
 }
 
 /// The positions and counts of tests/data/perft.epd: `FEN ;D1 n ;D2 n ...` (published),

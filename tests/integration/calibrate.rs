@@ -4,14 +4,14 @@
 //! engines that play an illegal move or crash lose their games and have the fault counted,
 //! against the exit status when the side is Kestrel's.
 
-mod common;
+use crate::common::{self, *};
 
 use common::ScratchDir;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn kestrel() -> &'static str {
-    env!("CARGO_BIN_EXE_kestrel")
+    KESTREL
 }
 
 fn calibrate(args: &[&str]) -> Output {

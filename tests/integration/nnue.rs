@@ -4,16 +4,13 @@
 //! evaluation, a search with a net plays a legal move, and `make EVALFILE=` embeds the very
 //! net `EvalFile` loads.
 
-mod common;
+use crate::common::{self, *};
 
 use common::{random_net, uci_info, Engine};
 use kestrel::chess::Position;
 use kestrel::nnue::format::{Activation, NetFile};
 use kestrel::nnue::{evaluate_from_scratch, Network};
 use std::path::PathBuf;
-use std::time::Duration;
-
-const SEC: Duration = Duration::from_secs(1);
 
 /// A directory of this test's own, with two good nets and some bad files.
 struct Nets {

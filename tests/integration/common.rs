@@ -12,12 +12,70 @@
 //! `expect_silence_of`, and `uci_info` to read `info` lines; they fail on an unexpected
 //! `info string error` the same way.
 
-#![allow(dead_code)]
-
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
+
+/// A second, for timeouts.
+pub const SEC: Duration = Duration::from_secs(1);
+
+/// The engine binary under test.
+pub const KESTREL: &str = env!("CARGO_BIN_EXE_kestrel");
+
+/// A file of `tests/data`.
+pub fn data_file(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+/// Whether this is a CI run (`CI` set to anything but empty, `0` or `false`): there a
+/// missing client or tool fails the test instead of skipping it.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
+}
+
+/// The square named `name` (`e4`).
+pub fn sq(name: &str) -> kestrel::chess::Square {
+    kestrel::chess::Square::parse(name).unwrap_or_else(|| panic!("bad square {name}"))
+}
+
+/// The position after playing `moves` (coordinate or SAN) from `fen`.
+pub fn position_after(fen: &str, moves: &[&str]) -> kestrel::chess::Position {
+    position_after_in(fen, false, moves)
+}
+
+/// `position_after`, in Chess960 notation (castling as king takes rook) when `chess960` is
+/// set or the FEN's castling rights need it.
+pub fn position_after_in(fen: &str, chess960: bool, moves: &[&str]) -> kestrel::chess::Position {
+    let mut pos = kestrel::chess::Position::from_fen(fen).unwrap();
+    pos.set_chess960(chess960 || pos.is_chess960());
+    for m in moves {
+        let mv = pos
+            .parse_move(m)
+            .unwrap_or_else(|e| panic!("{m} illegal in {}: {e}", pos.to_fen()));
+        pos = pos.after(mv);
+    }
+    pos
+}
+
+/// Asks for the position with `fen` (answered at once, also while thinking or pondering).
+pub fn read_fen(e: &mut Engine) -> String {
+    e.send("fen");
+    let (line, _) = e.wait_for("a FEN", 5 * SEC, |l| l.split('/').count() == 8);
+    line
+}
+
+/// The lines up to the `pong` of `ping n`, none of which may be a move.
+pub fn no_move(e: &mut Engine, n: u32) -> Vec<String> {
+    let lines = e.sync(n);
+    assert!(
+        !lines.iter().any(|l| l.starts_with("move ")),
+        "a move came: {lines:?}"
+    );
+    lines
+}
 
 pub struct Engine {
     child: Child,

@@ -1,6 +1,6 @@
 //! `kestrel tune` through the binary: a small data file in, a weights file out.
 
-mod common;
+use crate::common::{self, *};
 
 use common::ScratchDir;
 use std::process::Command;
@@ -20,7 +20,7 @@ fn tune_writes_a_weights_file_and_reports() {
          4k3/8/8/8/8/8/8/3qK3 w - - 0 1 | -900 | 0.0\n",
     )
     .unwrap();
-    let run = Command::new(env!("CARGO_BIN_EXE_kestrel"))
+    let run = Command::new(KESTREL)
         .args(["tune", "--epochs", "20", "--report", "10", "--threads", "2"])
         .args(["--only", "TEMPO", "--k", "1.0", "--data"])
         .arg(&data)
@@ -47,7 +47,7 @@ fn tune_writes_a_weights_file_and_reports() {
     let written = std::fs::read_to_string(&out).unwrap();
     assert!(written.starts_with("//! Evaluation weights"));
     // Only TEMPO may differ from the committed file.
-    let committed = include_str!("../src/eval/weights.rs");
+    let committed = include_str!("../../src/eval/weights.rs");
     assert_eq!(written.lines().count(), committed.lines().count());
     for (a, b) in written.lines().zip(committed.lines()) {
         if a != b {
@@ -63,14 +63,14 @@ fn tune_rejects_bad_options() {
         &["--only", "NO_SUCH_SECTION"][..],
         &["--lr", "0"][..],
     ] {
-        let run = Command::new(env!("CARGO_BIN_EXE_kestrel"))
+        let run = Command::new(KESTREL)
             .args(["tune", "--data", "no-such-file"])
             .args(args)
             .output()
             .unwrap();
         assert_eq!(run.status.code(), Some(2), "{args:?}");
     }
-    let run = Command::new(env!("CARGO_BIN_EXE_kestrel"))
+    let run = Command::new(KESTREL)
         .args(["tune", "--data", "no-such-file-for-kestrel"])
         .output()
         .unwrap();

@@ -1,7 +1,7 @@
 //! `kestrel convert` and `kestrel datagen` through the binary: text data in, 32-byte training
 //! records out; a stopped datagen run resumed from its next game; bad ranges refused.
 
-mod common;
+use crate::common::{self, *};
 
 use common::ScratchDir;
 use kestrel::tools::data::PackedPosition;
@@ -9,10 +9,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn kestrel(args: &[&str]) -> (bool, String) {
-    let run = Command::new(env!("CARGO_BIN_EXE_kestrel"))
-        .args(args)
-        .output()
-        .unwrap();
+    let run = Command::new(KESTREL).args(args).output().unwrap();
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&run.stdout),
@@ -24,7 +21,7 @@ fn kestrel(args: &[&str]) -> (bool, String) {
 #[test]
 fn convert_packs_every_good_line_in_order_and_names_the_bad_ones() {
     let scratch = ScratchDir::new("data-convert");
-    let sample = include_str!("data/selfplay-sample.txt");
+    let sample = include_str!("../data/selfplay-sample.txt");
     let input = scratch.path("convert-in.txt");
     let output = scratch.path("convert-out.bin");
     let mut text = String::from("# head-start sample with one damaged line\n");

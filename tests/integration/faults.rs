@@ -1,12 +1,10 @@
 //! Faults and hostile input: signals, absurd settings, floods of pings, idle CPU use.
 
-mod common;
+use crate::common::{self, *};
 
 use common::{cpu_time, thinking, Engine, Thinking};
 use kestrel::chess::Position;
 use std::time::{Duration, Instant};
-
-const SEC: Duration = Duration::from_secs(1);
 
 #[test]
 fn sigint_while_thinking_is_ignored_and_the_move_still_comes() {

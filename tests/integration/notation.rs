@@ -2,15 +2,13 @@
 //! (noisy + quiet = legal), and the incremental state kept by `play` (bitboards, Zobrist key,
 //! clocks) over random games.
 
+use crate::common::*;
+
 use kestrel::chess::{Color, Move, MoveError, Position, Role, Square};
 use std::collections::HashSet;
 use std::path::Path;
 
 // ----- helpers -----
-
-fn sq(name: &str) -> Square {
-    Square::parse(name).unwrap_or_else(|| panic!("bad square {name}"))
-}
 
 fn pos(fen: &str) -> Position {
     Position::from_fen(fen).unwrap_or_else(|e| panic!("'{fen}' refused: {e}"))

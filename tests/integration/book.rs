@@ -8,7 +8,7 @@
 //! To write the test book anew after changing `test_book_moves`, run this file's tests with
 //! `KESTREL_WRITE_TEST_BOOK=1`.
 
-mod common;
+use crate::common::{self, *};
 
 use common::{is_thinking, thinking, Engine, ScratchDir};
 use kestrel::book::{
@@ -18,23 +18,13 @@ use kestrel::chess::{Move, Position};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-const SEC: Duration = Duration::from_secs(1);
-
 /// After 1.e4 e5 2.Nf3 Nc6 3.Bc4 Bc5: White may castle short.
 const ITALIAN: &str = "r1bqk1nr/pppp1ppp/2n5/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
 /// Black may castle long (and short).
 const BLACK_CASTLES: &str = "r3k2r/ppp2ppp/2nq1n2/3pp3/3PP3/2NQ1N2/PPP2PPP/R3K2R b KQkq - 0 8";
 
 fn book_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/test-book.bin")
-}
-
-fn after(fen: &str, moves: &[&str]) -> Position {
-    let mut pos = Position::from_fen(fen).unwrap();
-    for m in moves {
-        pos.play(pos.parse_coordinate(m).unwrap());
-    }
-    pos
+    data_file("test-book.bin")
 }
 
 fn mv(pos: &Position, text: &str) -> Move {
@@ -45,7 +35,7 @@ fn mv(pos: &Position, text: &str) -> Move {
 /// shows that such entries are left out, b1a3 with weight 0 that it is never played.
 fn test_book_moves() -> Vec<(Position, Move, u16)> {
     let start = Position::startpos();
-    let e4 = after(kestrel::chess::STARTPOS_FEN, &["e2e4"]);
+    let e4 = position_after(kestrel::chess::STARTPOS_FEN, &["e2e4"]);
     let italian = Position::from_fen(ITALIAN).unwrap();
     let black = Position::from_fen(BLACK_CASTLES).unwrap();
     let mut moves = vec![
@@ -140,7 +130,7 @@ fn reading_the_book_gives_the_legal_moves_with_their_weights() {
     );
 
     // A position not in the book has no moves.
-    let nothing = after(kestrel::chess::STARTPOS_FEN, &["a2a3"]);
+    let nothing = position_after(kestrel::chess::STARTPOS_FEN, &["a2a3"]);
     assert!(book.moves(&nothing).unwrap().is_empty());
     let mut rng = BookRng::new(1);
     assert_eq!(book.pick(&nothing, &mut rng).unwrap(), None);

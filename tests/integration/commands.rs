@@ -1,39 +1,11 @@
 //! Commands the README lists that no other test sends, each with its effect checked through
 //! the binary: `white`, `black`, `rejected`, `ics`, `egtpath`, `playother`, `setscore`.
 
-mod common;
+use crate::common::{self, *};
 
 use common::Engine;
-use kestrel::chess::{Position, STARTPOS_FEN};
+use kestrel::chess::STARTPOS_FEN;
 use std::time::Duration;
-
-const SEC: Duration = Duration::from_secs(1);
-
-fn after(fen: &str, moves: &[&str]) -> Position {
-    let mut pos = Position::from_fen(fen).unwrap();
-    for m in moves {
-        let mv = pos
-            .parse_move(m)
-            .unwrap_or_else(|e| panic!("{m} illegal in {}: {e}", pos.to_fen()));
-        pos = pos.after(mv);
-    }
-    pos
-}
-
-/// The lines up to the `pong`, none of which may be a move.
-fn no_move(e: &mut Engine, n: u32) -> Vec<String> {
-    let lines = e.sync(n);
-    assert!(
-        !lines.iter().any(|l| l.starts_with("move ")),
-        "a move came: {lines:?}"
-    );
-    lines
-}
-
-fn read_fen(e: &mut Engine) -> String {
-    e.send("fen");
-    e.next_line(5 * SEC).expect("a FEN")
-}
 
 #[test]
 fn white_and_black_choose_the_side_the_engine_plays() {
@@ -46,7 +18,7 @@ fn white_and_black_choose_the_side_the_engine_plays() {
     assert_eq!(no_move(&mut e, 1), Vec::<String>::new());
     e.send("usermove e2e4");
     let mv = e.expect_move(10 * SEC);
-    let pos = after(STARTPOS_FEN, &["e2e4", &mv]);
+    let pos = position_after(STARTPOS_FEN, &["e2e4", &mv]);
     assert_eq!(no_move(&mut e, 2), Vec::<String>::new());
     assert_eq!(read_fen(&mut e), pos.to_fen());
 
@@ -60,7 +32,7 @@ fn white_and_black_choose_the_side_the_engine_plays() {
     assert_eq!(no_move(&mut e, 1), Vec::<String>::new());
     e.send("usermove c7c5");
     let mv = e.expect_move(10 * SEC);
-    let pos = after(STARTPOS_FEN, &["e2e4", "c7c5", &mv]);
+    let pos = position_after(STARTPOS_FEN, &["e2e4", "c7c5", &mv]);
     assert_eq!(no_move(&mut e, 2), Vec::<String>::new());
     assert_eq!(read_fen(&mut e), pos.to_fen());
 }
@@ -92,7 +64,7 @@ fn rejected_ics_and_egtpath_are_taken_silently_and_change_nothing() {
     e.send("sd 3");
     e.send("go");
     let mv = e.expect_move(10 * SEC);
-    after(STARTPOS_FEN, &["e2e4", "e7e5", &mv]);
+    position_after(STARTPOS_FEN, &["e2e4", "e7e5", &mv]);
 }
 
 #[test]
@@ -109,7 +81,7 @@ fn playother_plays_the_side_not_on_move_and_ponders() {
     e.expect_silence(Duration::from_millis(300));
     e.send("usermove g1f3");
     let mv = e.expect_move(10 * SEC);
-    after(STARTPOS_FEN, &["e2e4", "e7e5", "g1f3", &mv]);
+    position_after(STARTPOS_FEN, &["e2e4", "e7e5", "g1f3", &mv]);
 
     // With pondering on, playother starts pondering at once (thinking output, no move).
     let mut e = Engine::started();
@@ -129,7 +101,7 @@ fn playother_plays_the_side_not_on_move_and_ponders() {
     assert!(!lines.iter().any(|l| l.starts_with("move ")));
     e.send("usermove c7c5");
     let mv = e.expect_move(10 * SEC);
-    after(STARTPOS_FEN, &["e2e4", "c7c5", &mv]);
+    position_after(STARTPOS_FEN, &["e2e4", "c7c5", &mv]);
 }
 
 /// Plays `fen` with `sd 4` after the `setup` commands; returns the move and the thinking
@@ -190,7 +162,7 @@ fn setscore_makes_the_search_believe_the_given_score() {
     ];
     let (mv, lines) = search_with(&setup, fen);
     assert_ne!(mv, key, "{lines:?}");
-    after(fen, &[&mv]);
+    position_after(fen, &[&mv]);
 
     // The score counts from the side to move: -3000 there means Black is lost, which does
     // not keep White from Kd6.

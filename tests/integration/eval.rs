@@ -1,7 +1,7 @@
 //! The evaluation on many positions: colour symmetry, the pawn hash against no hash, the
 //! trace against the evaluation, and the `eval` command's table against the evaluation.
 
-mod common;
+use crate::common;
 
 use common::Engine;
 use kestrel::chess::Position;

@@ -2,14 +2,12 @@
 //! drives them, force/undo/remove/setboard, analysis, pondering, `?`, `ping` ordering, time
 //! limits and every kind of bad input. Timing bounds are generous; the rest is exact.
 
-mod common;
+use crate::common::{self, *};
 
 use common::{is_thinking, thinking, Engine, Thinking};
 use kestrel::chess::Position;
 use kestrel::game::Game;
 use std::time::{Duration, Instant};
-
-const SEC: Duration = Duration::from_secs(1);
 
 #[test]
 fn handshake_declares_the_features_in_one_go() {

@@ -13,20 +13,14 @@
 //!   band below 20000, a draw 0, a loss the negative), and so does a capture into a won
 //!   table, never the internal tablebase score.
 
-mod common;
+use crate::common::{self, *};
 
 use common::{thinking, uci_info, Engine, ScratchDir};
 use kestrel::chess::Position;
 use std::io::Write;
 use std::process::Command;
-use std::time::Duration;
 
-const SEC: Duration = Duration::from_secs(1);
 const TABLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/syzygy");
-
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
-}
 
 #[test]
 fn root_wdl_and_dtz_match_python_chess_on_random_positions() {
@@ -51,7 +45,7 @@ fn root_wdl_and_dtz_match_python_chess_on_random_positions() {
     );
     let out = Command::new("python3")
         .arg(script)
-        .arg(env!("CARGO_BIN_EXE_kestrel"))
+        .arg(KESTREL)
         .arg(TABLES)
         .arg("400")
         .arg("1")

@@ -2,7 +2,7 @@
 //! and `protover 2` replies, an option both protocols show has the same type and range in
 //! both, and its defaults differ only where the table says so.
 
-mod common;
+use crate::common;
 
 use common::Engine;
 use kestrel::engine::options::{Offer, Protocol, OPTIONS};
@@ -11,14 +11,14 @@ use std::collections::BTreeMap;
 /// An announced option: its type as UCI calls it (`spin`, `check`, `string`, `button`), its
 /// default as text (checks as `true`/`false`, an empty string as ""), and its range.
 #[derive(Debug, PartialEq)]
-struct Announced {
-    kind: String,
-    default: String,
-    range: Option<(i64, i64)>,
+pub struct Announced {
+    pub kind: String,
+    pub default: String,
+    pub range: Option<(i64, i64)>,
 }
 
 /// `option name N type T [default D] [min A max B]` lines, by name.
-fn uci_options() -> BTreeMap<String, Announced> {
+pub fn uci_options() -> BTreeMap<String, Announced> {
     let mut e = Engine::start();
     let lines = e.uci_handshake();
     let mut options = BTreeMap::new();
@@ -58,7 +58,7 @@ fn uci_options() -> BTreeMap<String, Announced> {
 }
 
 /// `feature option="N -T [D] [A B]"` lines, by name, in UCI's terms.
-fn xboard_options() -> BTreeMap<String, Announced> {
+pub fn xboard_options() -> BTreeMap<String, Announced> {
     let mut e = Engine::start();
     let lines = e.handshake();
     let mut options = BTreeMap::new();

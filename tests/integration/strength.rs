@@ -3,7 +3,7 @@
 //! budget (pondering too, analysis not), the lines the GUI sees, repeatable choices, and
 //! mates with KR and KQ against K at the lowest, a middle and the highest setting.
 
-mod common;
+use crate::common::{self, *};
 
 use common::{uci_info, Engine};
 use kestrel::search::strength::{Strength, DEFAULT_ELO, FULL_STRENGTH_ELO, MIN_ELO};
@@ -368,8 +368,7 @@ fn every_setting_mates_with_rook_or_queen_against_a_bare_king() {
     for fen in fens {
         args.push(format!("--fen={fen}"));
     }
-    let binary = std::env::var("KESTREL_TEST_BINARY")
-        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_kestrel").to_string());
+    let binary = std::env::var("KESTREL_TEST_BINARY").unwrap_or_else(|_| KESTREL.to_string());
     let output = std::process::Command::new(binary)
         .args(&args)
         .output()

@@ -7,13 +7,11 @@
 //! engine's move, and a search that starts afresh prints a depth-1 line, which a search that
 //! goes on from the ponder search never does.
 
-mod common;
+use crate::common::{self, *};
 
 use common::Engine;
-use kestrel::chess::{Position, STARTPOS_FEN};
+use kestrel::chess::STARTPOS_FEN;
 use std::time::{Duration, Instant};
-
-const SEC: Duration = Duration::from_secs(1);
 
 /// The depth of a thinking line (`ply score time nodes ...<TAB>pv`), `None` for other lines.
 fn thinking_depth(line: &str) -> Option<u32> {
@@ -25,25 +23,6 @@ fn thinking_depth(line: &str) -> Option<u32> {
 
 fn is_move(line: &str) -> bool {
     line.starts_with("move ")
-}
-
-/// Plays coordinate moves from `fen`; panics on an illegal one.
-fn position_after(fen: &str, moves: &[&str]) -> Position {
-    let mut pos = Position::from_fen(fen).unwrap();
-    for m in moves {
-        let mv = pos
-            .parse_move(m)
-            .unwrap_or_else(|e| panic!("{m} illegal in {}: {e}", pos.to_fen()));
-        pos = pos.after(mv);
-    }
-    pos
-}
-
-/// Asks for the position with `fen` (answered at once, also while pondering).
-fn read_fen(e: &mut Engine) -> String {
-    e.send("fen");
-    let (line, _) = e.wait_for("a FEN", 5 * SEC, |l| l.split('/').count() == 8);
-    line
 }
 
 /// The engine plays Black with pondering and `post` on; after 1. e4 it replies and starts

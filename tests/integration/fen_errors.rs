@@ -3,14 +3,10 @@
 //! (impossible castling rights, en-passant squares nobody can capture on, missing counters,
 //! Shredder-FEN letters) are cleaned up instead of refused.
 
-mod common;
+use crate::common::{self, *};
 
-use kestrel::chess::{Color, FenError, Position, Square, STARTPOS_FEN};
+use kestrel::chess::{Color, FenError, Position, STARTPOS_FEN};
 use std::collections::BTreeMap;
-
-fn sq(name: &str) -> Square {
-    Square::parse(name).unwrap_or_else(|| panic!("bad square {name}"))
-}
 
 /// The variant's name, written as an exhaustive match so that a new variant without a case in
 /// the table below fails to compile here first.

@@ -5,15 +5,13 @@
 //! Bounds are one-sided where load could only make the engine look slower, and generous
 //! where the failure they catch is seconds away from the correct behaviour.
 
-mod common;
+use crate::common::{self, *};
 
 use common::Engine;
 use kestrel::chess::{Color, Move, Position, Role};
 use kestrel::game::Game;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
-
-const SEC: Duration = Duration::from_secs(1);
 
 /// The tests here measure time: they take turns rather than compete with each other for
 /// the CPU (the machine may be busy enough without them).

@@ -5,12 +5,10 @@
 //! (written past the test harness's output capture, so it shows in a normal `cargo test`
 //! run).
 
+use crate::common::*;
+
 use std::io::Write;
 use std::process::Command;
-
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
-}
 
 #[test]
 fn python_chess_client_plays_and_analyses_without_complaint() {
@@ -32,7 +30,7 @@ fn python_chess_client_plays_and_analyses_without_complaint() {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/xboard_client.py");
     let out = Command::new("python3")
         .arg(script)
-        .arg(env!("CARGO_BIN_EXE_kestrel"))
+        .arg(KESTREL)
         .output()
         .expect("run python3");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -64,7 +62,7 @@ fn python_chess_uci_client_plays_and_analyses_without_complaint() {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/uci_client.py");
     let out = Command::new("python3")
         .arg(script)
-        .arg(env!("CARGO_BIN_EXE_kestrel"))
+        .arg(KESTREL)
         .output()
         .expect("run python3");
     let stdout = String::from_utf8_lossy(&out.stdout);

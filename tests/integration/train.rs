@@ -1,7 +1,7 @@
 //! `kestrel train` through the binary: data in, per-epoch net files and a checkpoint out,
 //! `--resume` continuing, and errors a person can act on.
 
-mod common;
+use crate::common::{self, *};
 
 use common::ScratchDir;
 use kestrel::nnue::format::NetFile;
@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::Command;
 
 fn train(data: &Path, out: &Path, extra: &[&str]) -> (bool, String, String) {
-    let run = Command::new(env!("CARGO_BIN_EXE_kestrel"))
+    let run = Command::new(KESTREL)
         .args([
             "train",
             "--hidden",
@@ -52,7 +52,7 @@ fn losses(stdout: &str) -> Vec<(f64, f64)> {
 #[test]
 fn train_writes_a_net_per_epoch_and_resumes_where_it_stopped() {
     let scratch = ScratchDir::new("train-resume");
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/selfplay-sample.txt");
+    let data = data_file("selfplay-sample.txt");
     let out = scratch.path("run");
     let (ok, stdout, stderr) = train(&data, &out, &["--epochs", "2"]);
     assert!(ok, "{stdout}\n{stderr}");
@@ -73,7 +73,7 @@ fn train_writes_a_net_per_epoch_and_resumes_where_it_stopped() {
     let (ok, _, stderr) = train(&data, &out, &["--epochs", "3"]);
     assert!(!ok && stderr.contains("--resume"), "{stderr}");
     // A shape other than the checkpoint's is refused.
-    let (ok, _, stderr) = Command::new(env!("CARGO_BIN_EXE_kestrel"))
+    let (ok, _, stderr) = Command::new(KESTREL)
         .args(["train", "--hidden", "32", "--resume", "--data"])
         .arg(&data)
         .arg("--out")
@@ -106,7 +106,7 @@ fn train_writes_a_net_per_epoch_and_resumes_where_it_stopped() {
         std::fs::read(out.join("epoch-2.nnue")).unwrap()
     );
     let records = scratch.path("records.bin");
-    let converted = Command::new(env!("CARGO_BIN_EXE_kestrel"))
+    let converted = Command::new(KESTREL)
         .arg("convert")
         .arg(&data)
         .arg(&records)
@@ -146,7 +146,7 @@ fn bad_data_is_refused_with_the_place_and_the_reason() {
 #[test]
 fn init_starts_from_a_net_file_and_refuses_a_bad_one() {
     let scratch = ScratchDir::new("train-init");
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/selfplay-sample.txt");
+    let data = data_file("selfplay-sample.txt");
     let first = scratch.path("init-first");
     let (ok, _, stderr) = train(&data, &first, &["--epochs", "2"]);
     assert!(ok, "{stderr}");
@@ -179,7 +179,7 @@ fn init_starts_from_a_net_file_and_refuses_a_bad_one() {
     // A shape other than the net's, a file that is not a net, one that is missing, and
     // --init with --resume are refused, and nothing is written.
     let out = scratch.path("init-refused");
-    let run = Command::new(env!("CARGO_BIN_EXE_kestrel"))
+    let run = Command::new(KESTREL)
         .args(["train", "--hidden", "32", "--init", init, "--data"])
         .arg(&data)
         .arg("--out")
@@ -209,7 +209,7 @@ fn init_starts_from_a_net_file_and_refuses_a_bad_one() {
 #[test]
 fn output_buckets_are_trained_spread_from_a_one_bucket_net_and_kept_on_resume() {
     let scratch = ScratchDir::new("train-buckets");
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/selfplay-sample.txt");
+    let data = data_file("selfplay-sample.txt");
     let first = scratch.path("buckets-first");
     let (ok, stdout, stderr) = train(&data, &first, &["--epochs", "1", "--output-buckets", "4"]);
     assert!(ok, "{stdout}\n{stderr}");
@@ -220,7 +220,7 @@ fn output_buckets_are_trained_spread_from_a_one_bucket_net_and_kept_on_resume() 
     let halves: Vec<&[i16]> = net.output_weights.chunks(32).collect();
     assert!((0..4).all(|a| (a + 1..4).all(|b| halves[a] != halves[b])));
     // The checkpoint keeps the buckets: resuming with another count is refused.
-    let run = Command::new(env!("CARGO_BIN_EXE_kestrel"))
+    let run = Command::new(KESTREL)
         .args(["train", "--output-buckets", "2", "--resume", "--data"])
         .arg(&data)
         .arg("--out")
@@ -266,4 +266,47 @@ fn output_buckets_are_trained_spread_from_a_one_bucket_net_and_kept_on_resume() 
     let extra = ["--output-buckets", "8", "--init", init.to_str().unwrap()];
     let (ok, _, stderr) = train(&data, &refused, &extra);
     assert!(!ok && stderr.contains("only a one-bucket net"), "{stderr}");
+}
+
+/// A fixed seed trains the same bytes as the trainer did before it was split into parts
+/// (commit a3cc55b): two output buckets, mirroring, two threads, three epochs. The checksums
+/// are that run's files; a change to the trainer's arithmetic or order changes them.
+#[test]
+fn a_fixed_seed_trains_the_same_bytes_as_the_trainer_before_its_split() {
+    let scratch = ScratchDir::new("train-golden");
+    let data = data_file("selfplay-sample.txt");
+    let out = scratch.path("run");
+    let run = Command::new(KESTREL)
+        .args(["train", "--data"])
+        .arg(&data)
+        .arg("--out")
+        .arg(&out)
+        .args([
+            "--hidden",
+            "32",
+            "--output-buckets",
+            "2",
+            "--epochs",
+            "3",
+            "--batch",
+            "16",
+            "--seed",
+            "7",
+            "--threads",
+            "2",
+            "--validation",
+            "0.1",
+            "--mirror",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let checksum =
+        |name: &str| kestrel::nnue::format::checksum(&std::fs::read(out.join(name)).unwrap());
+    assert_eq!(checksum("epoch-3.nnue"), 0xb2aa_3dc4_4d7f_3841);
+    assert_eq!(checksum("checkpoint.bin"), 0x7c25_0dac_4bff_632b);
 }
