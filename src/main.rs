@@ -6,9 +6,10 @@ use clap::{Parser, Subcommand};
 use commands::data::{read_openings, run_convert, run_datagen};
 use commands::search::{run_epd, run_perft};
 use commands::strength::{run_calibrate, run_reanalyse, run_strength_mates};
-use commands::train::{run_train, run_tune, ShapeGiven, TrainStart};
+use commands::train::{run_train, run_tune};
 use kestrel::chess::STARTPOS_FEN;
 use kestrel::tools::calibrate::{Setting, TimeControl};
+use kestrel::tools::train::{Shape as ShapeGiven, Start as TrainStart};
 use std::path::PathBuf;
 use std::process::ExitCode;
 

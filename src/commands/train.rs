@@ -1,42 +1,19 @@
 //! `kestrel train` and `kestrel tune`: a net and the classical weights from data.
 
+use kestrel::tools::train;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
-
-/// Where `kestrel train` starts from.
-pub enum TrainStart {
-    /// Random weights.
-    Fresh,
-    /// OUT/checkpoint.bin.
-    Resume,
-    /// A net file's weights.
-    Init(PathBuf),
-}
-
-/// Which parts of the net's shape `train` was given on the command line.
-pub struct ShapeGiven {
-    pub hidden: bool,
-    pub activation: bool,
-    pub output_buckets: bool,
-}
 
 pub fn run_train(
     files: &[PathBuf],
     out: &std::path::Path,
     mut options: kestrel::tools::train::Options,
-    given: ShapeGiven,
+    given: train::Shape,
     validation: f64,
-    start: TrainStart,
+    from: train::Start,
 ) -> ExitCode {
-    use kestrel::tools::train::{self, Dataset, Trainer};
-    if !options.hidden.is_multiple_of(16) {
-        eprintln!(
-            "error: --hidden must be a multiple of 16, not {}",
-            options.hidden
-        );
-        return ExitCode::from(2);
-    }
+    use kestrel::tools::train::Dataset;
     if let Err(e) = check_lambda_and_lr(options.lambda, options.lr) {
         eprintln!("error: {e}");
         return ExitCode::from(2);
@@ -45,95 +22,16 @@ pub fn run_train(
         eprintln!("error: --validation must be a fraction from 0 to below 1, not {validation}");
         return ExitCode::from(2);
     }
-    let checkpoint = out.join("checkpoint.bin");
-    let mut trainer = if let TrainStart::Resume = start {
-        let bytes = match std::fs::read(&checkpoint) {
-            Ok(bytes) => bytes,
-            Err(e) => {
-                eprintln!("error: --resume: cannot read {}: {e}", checkpoint.display());
-                return ExitCode::from(2);
+    let mut trainer = match train::start(&mut options, &given, &from, out) {
+        Ok((trainer, note)) => {
+            if let Some(note) = note {
+                eprintln!("{note}");
             }
-        };
-        let trainer = match Trainer::from_checkpoint(&bytes) {
-            Ok(trainer) => trainer,
-            Err(e) => {
-                eprintln!("error: --resume: {}: {e}", checkpoint.display());
-                return ExitCode::from(2);
-            }
-        };
-        let net = &trainer.net;
-        if (given.hidden && options.hidden != net.hidden)
-            || (given.activation && options.activation != net.activation)
-            || (given.output_buckets && options.output_buckets != net.output_buckets)
-        {
-            eprintln!(
-                "error: --resume: the checkpoint's net has {} hidden neurons, {:?} and {} \
-                 output buckets; --hidden, --activation and --output-buckets must match it \
-                 or be left out",
-                net.hidden, net.activation, net.output_buckets
-            );
-            return ExitCode::from(2);
+            trainer
         }
-        options.hidden = net.hidden;
-        options.activation = net.activation;
-        options.output_buckets = net.output_buckets;
-        eprintln!(
-            "resuming from {} after epoch {} (step {})",
-            checkpoint.display(),
-            trainer.epochs_done,
-            trainer.step
-        );
-        trainer
-    } else {
-        if checkpoint.exists() {
-            eprintln!(
-                "error: {} exists: add --resume to continue it, or choose another --out",
-                checkpoint.display()
-            );
+        Err(e) => {
+            eprintln!("error: {e}");
             return ExitCode::from(2);
-        }
-        if let TrainStart::Init(path) = &start {
-            let file = std::fs::read(path)
-                .map_err(|e| format!("cannot read it: {e}"))
-                .and_then(|bytes| {
-                    kestrel::nnue::format::NetFile::parse(&bytes).map_err(|e| e.to_string())
-                })
-                .and_then(|file| train::Network::from_net_file(&file));
-            let mut net = match file {
-                Ok(net) => net,
-                Err(e) => {
-                    eprintln!("error: --init {}: {e}", path.display());
-                    return ExitCode::from(2);
-                }
-            };
-            if (given.hidden && options.hidden != net.hidden)
-                || (given.activation && options.activation != net.activation)
-            {
-                eprintln!(
-                    "error: --init: the net has {} hidden neurons and {:?}; \
-                     --hidden and --activation must match it or be left out",
-                    net.hidden, net.activation
-                );
-                return ExitCode::from(2);
-            }
-            if given.output_buckets && options.output_buckets != net.output_buckets {
-                if net.output_buckets != 1 {
-                    eprintln!(
-                        "error: --init: the net has {} output buckets; only a one-bucket net \
-                         can be spread over --output-buckets {}",
-                        net.output_buckets, options.output_buckets
-                    );
-                    return ExitCode::from(2);
-                }
-                net = net.spread_over_buckets(options.output_buckets);
-            }
-            options.hidden = net.hidden;
-            options.activation = net.activation;
-            options.output_buckets = net.output_buckets;
-            eprintln!("starting from the net {}", path.display());
-            Trainer::from_net(net)
-        } else {
-            Trainer::new(&options)
         }
     };
 
