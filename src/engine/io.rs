@@ -1,8 +1,8 @@
 //! The session's lines: input from the reader thread, output to the GUI, the transcript of
 //! both, and the checks every input line passes whatever the protocol.
 
+use super::transcript::Transcript;
 use crate::chess::{Move, Position};
-use crate::protocol::transcript::Transcript;
 use crossbeam_channel::Receiver;
 use std::collections::VecDeque;
 use std::io::Write;
@@ -10,6 +10,8 @@ use std::io::Write;
 /// Lines longer than this are refused: no command needs more than a FEN and a bit, except
 /// a UCI `position` with a whole game's moves (`MAX_POSITION_LEN`).
 pub const MAX_COMMAND_LEN: usize = 4096;
+/// Marks a line the reader thread cut; the session (xboard or UCI) answers it with an error.
+pub const TRUNCATED_MARK: &str = "\u{0}truncated\u{0}";
 /// The longest UCI `position` line taken. GUIs send the whole game with every move, about
 /// five characters a ply; 128 KiB holds more than 20,000 plies, beyond the longest game the
 /// 75-move rule allows (under 18,000 plies), with the FEN. Longer is not a game.
@@ -96,7 +98,7 @@ pub fn line_problem(line: &str) -> Option<(&'static str, String)> {
 /// `line_problem` for a command that may be up to `max_len` bytes long.
 pub fn line_problem_within(line: &str, max_len: usize) -> Option<(&'static str, String)> {
     let preview: String = line.chars().filter(|c| !c.is_control()).take(40).collect();
-    if line.starts_with(crate::protocol::input::TRUNCATED_MARK) || line.len() > max_len {
+    if line.starts_with(TRUNCATED_MARK) || line.len() > max_len {
         Some(("line too long", format!("{preview}...")))
     } else if line.contains('\u{FFFD}') {
         Some(("input is not valid UTF-8", preview))

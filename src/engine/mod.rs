@@ -13,8 +13,12 @@ mod io;
 pub mod options;
 mod thinking;
 pub mod time;
+pub mod transcript;
 
-pub use io::{line_problem, line_problem_within, pv_text, Io, MAX_COMMAND_LEN, MAX_POSITION_LEN};
+pub use io::{
+    line_problem, line_problem_within, pv_text, Io, MAX_COMMAND_LEN, MAX_POSITION_LEN,
+    TRUNCATED_MARK,
+};
 pub use options::{MAX_MOVE_OVERHEAD_MS, MAX_MULTI_PV};
 pub use thinking::{run_search, Abort, Front, Mode, Search};
 

@@ -9,8 +9,7 @@ use std::thread;
 /// Longer input lines are cut here; the rest up to the newline is dropped.
 pub const MAX_LINE: usize = 1 << 20;
 
-/// Marks a line that was cut; the session (xboard or UCI) answers it with an error.
-pub const TRUNCATED_MARK: &str = "\u{0}truncated\u{0}";
+pub use crate::engine::TRUNCATED_MARK;
 
 /// Starts the reader thread on `input` and returns the receiving end of its channel.
 pub fn spawn_reader<R: BufRead + Send + 'static>(input: R) -> Receiver<String> {

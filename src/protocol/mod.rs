@@ -4,7 +4,6 @@
 //! chooses: `uci` starts UCI, anything else (`xboard`, `protover`, a terminal command) xboard.
 
 pub mod input;
-pub mod transcript;
 pub mod uci;
 pub mod xboard;
 
