@@ -55,6 +55,10 @@ enum Command {
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
         threads: u32,
     },
+    /// Print the search's tunable numbers in OpenBench's SPSA input format (`name, int,
+    /// default, min, max, c_end, r_end`); a build with `--features tune` takes them as UCI
+    /// options.
+    Params,
     /// Search the fixed bench positions; prints total nodes (the search's signature) and nps.
     Bench {
         /// Depth of every search.
@@ -601,6 +605,10 @@ fn main() -> ExitCode {
                 l2,
             };
             run_tune(&data, opts, only.as_deref(), &out)
+        }
+        Some(Command::Params) => {
+            print!("{}", kestrel::search::params::spsa_input());
+            ExitCode::SUCCESS
         }
         Some(Command::Bench {
             depth,

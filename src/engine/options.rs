@@ -439,6 +439,12 @@ impl Engine {
         name: &str,
         text: Option<&str>,
     ) -> Result<Vec<String>, OptionError> {
+        #[cfg(feature = "tune")]
+        if find(OPTIONS, protocol, name).is_none() {
+            if let Some(result) = set_search_param(name, text) {
+                return result;
+            }
+        }
         self.set_option_in(OPTIONS, protocol, name, text)
     }
 
@@ -476,6 +482,37 @@ impl Engine {
             }
         }
     }
+}
+
+/// A tuning build's search parameter `name` set to `text`; `None` if there is no such
+/// parameter.
+#[cfg(feature = "tune")]
+fn set_search_param(name: &str, text: Option<&str>) -> Option<Result<Vec<String>, OptionError>> {
+    use crate::search::params::{self, PARAMS};
+    let param = PARAMS.iter().find(|p| p.name.eq_ignore_ascii_case(name))?;
+    let result = text
+        .and_then(|t| t.trim().parse::<i32>().ok())
+        .ok_or_else(|| format!("{} needs a whole number", param.name))
+        .and_then(|value| params::set(param.name, value))
+        .map(|_| Vec::new())
+        .map_err(OptionError::BadValue);
+    Some(result)
+}
+
+/// The `option` lines of a tuning build's search parameters (UCI spins).
+pub fn search_param_lines() -> Vec<String> {
+    if !cfg!(feature = "tune") {
+        return Vec::new();
+    }
+    crate::search::params::PARAMS
+        .iter()
+        .map(|p| {
+            format!(
+                "option name {} type spin default {} min {} max {}",
+                p.name, p.default, p.min, p.max
+            )
+        })
+        .collect()
 }
 
 /// Why an option was not set.

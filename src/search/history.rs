@@ -53,7 +53,8 @@ fn boxed_zeroed() -> Box<PieceToTable<PieceToTable<i16>>> {
 /// How much a cutoff at `depth` teaches.
 #[inline]
 pub fn bonus(depth: i32) -> i32 {
-    (150 * depth - 100).clamp(0, 1_500)
+    (super::params::history_bonus_per_depth() * depth - super::params::history_bonus_offset())
+        .clamp(0, super::params::history_bonus_max())
 }
 
 #[inline(always)]

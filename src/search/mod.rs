@@ -16,6 +16,7 @@ pub mod see;
 pub mod tt;
 
 mod negamax;
+pub mod params;
 mod qsearch;
 mod root;
 mod score;

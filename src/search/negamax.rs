@@ -8,6 +8,7 @@ use super::movepick::{
     capture_of, is_quiet, piece_to, quiet_score, Context, MovePicker, Pick, ORDER_COUNTER,
     ORDER_KILLER,
 };
+use super::params;
 use super::score::{
     bound_cuts, bound_of, is_mate_score, score_from_tt, score_to_tt, MATE, MATE_BOUND, TB_WIN,
     TB_WIN_BOUND,
@@ -28,7 +29,9 @@ impl Reductions {
         let mut table = [[0u8; 64]; 64];
         for (depth, row) in table.iter_mut().enumerate().skip(1) {
             for (number, r) in row.iter_mut().enumerate().skip(1) {
-                let v = 0.75 + (depth as f64).ln() * (number as f64).ln() / 2.25;
+                let v = f64::from(params::lmr_base()) / 100.0
+                    + (depth as f64).ln() * (number as f64).ln()
+                        / (f64::from(params::lmr_divisor()) / 100.0);
                 *r = v.clamp(0.0, 63.0) as u8;
             }
         }
@@ -40,11 +43,6 @@ impl Reductions {
         self.0[(depth as usize).min(63)][number.min(63)] as i32
     }
 }
-
-/// How far below the singular bound the other moves must stay for a double extension.
-const DOUBLE_EXTENSION_MARGIN: i32 = 20;
-/// Double extensions allowed on one line.
-const MAX_DOUBLE_EXTENSIONS: u8 = 6;
 
 /// One node of the search: where it is, its window and its kind. `depth` and `alpha` move
 /// as the node learns (a tablebase bound, internal iterative reduction, a better move).
@@ -178,8 +176,8 @@ fn hash_cutoff(tt_hit: Option<Hit>, node: &Node) -> Option<i32> {
 /// Reverse futility pruning: far above beta at low depth, assume it holds.
 #[inline(always)]
 fn reverse_futility_pruning(node: &Node, evals: &Evals) -> Option<i32> {
-    if node.depth <= 8
-        && evals.eval - 80 * (node.depth - evals.improving as i32) >= node.beta
+    if node.depth <= params::rfp_max_depth()
+        && evals.eval - params::rfp_margin() * (node.depth - evals.improving as i32) >= node.beta
         && !is_mate_score(node.beta)
     {
         return Some(evals.eval);
@@ -191,7 +189,7 @@ fn reverse_futility_pruning(node: &Node, evals: &Evals) -> Option<i32> {
 /// search it a ply shallower rather than spend a full depth guessing.
 #[inline(always)]
 fn internal_iterative_reduction(node: &mut Node, tt_move: Move) {
-    if node.depth >= 4 && tt_move.is_none() {
+    if node.depth >= params::iir_min_depth() && tt_move.is_none() {
         node.depth -= 1;
     }
 }
@@ -549,12 +547,15 @@ impl Worker {
         hook: &mut dyn SearchHook,
     ) -> Option<i32> {
         let us = pos.side_to_move();
-        if node.depth >= 3
+        if node.depth >= params::nmp_min_depth()
             && evals.eval >= node.beta
             && self.frames[node.ply + FRAME_OFFSET - 1].moved.is_some()
             && !pos.only_king_and_pawns(us)
         {
-            let r = 3 + node.depth / 3 + ((evals.eval - node.beta) / 200).min(3);
+            let r = params::nmp_base()
+                + node.depth / params::nmp_depth_divisor()
+                + ((evals.eval - node.beta) / params::nmp_eval_divisor())
+                    .min(params::nmp_eval_max());
             let mut null = *pos;
             null.play_null();
             self.keys.push(node.key);
@@ -632,18 +633,28 @@ impl Worker {
                     (depth - 1 - self.reductions.get(depth, this.searched_before + 1)).max(0);
                 // Only this move: a later quiet move may still give check.
                 if !node.in_check && !this.gives_check {
-                    let late = (3 + depth * depth) / (2 - evals.improving as i32);
-                    if depth <= 8 && moves.quiet_count as i32 >= late {
+                    let late = (params::lmp_base() + depth * depth) / (2 - evals.improving as i32);
+                    if depth <= params::lmp_max_depth() && moves.quiet_count as i32 >= late {
                         return true;
                     }
-                    if lmr_depth <= 8 && evals.eval + 100 + 90 * lmr_depth <= node.alpha {
+                    if lmr_depth <= params::futility_max_depth()
+                        && evals.eval
+                            + params::futility_base()
+                            + params::futility_per_depth() * lmr_depth
+                            <= node.alpha
+                    {
                         return true;
                     }
                 }
-                if lmr_depth <= 8 && !see_ge(pos, mv, -25 * lmr_depth * lmr_depth) {
+                if lmr_depth <= params::futility_max_depth()
+                    && !see_ge(pos, mv, -params::see_quiet_margin() * lmr_depth * lmr_depth)
+                {
                     return true;
                 }
-            } else if depth <= 8 && this.order < ORDER_KILLER && !see_ge(pos, mv, -100 * depth) {
+            } else if depth <= params::see_noisy_max_depth()
+                && this.order < ORDER_KILLER
+                && !see_ge(pos, mv, -params::see_noisy_margin() * depth)
+            {
                 return true;
             }
         }
@@ -670,15 +681,17 @@ impl Worker {
         let depth = node.depth;
         // Not in a full-width search: multi-cut prunes.
         if mv == tt_move
-            && depth >= 8
+            && depth >= params::singular_min_depth()
             && node.ply > 0
             && node.excluded.is_none()
             && !self.full_width
         {
             if let Some(hit) = tt_hit.filter(|h| {
-                h.bound != Bound::Upper && h.depth >= depth - 3 && !is_mate_score(h.score)
+                h.bound != Bound::Upper
+                    && h.depth >= depth - params::singular_tt_depth_margin()
+                    && !is_mate_score(h.score)
             }) {
-                let singular_beta = hit.score - 2 * depth;
+                let singular_beta = hit.score - params::singular_beta_per_depth() * depth;
                 self.frame(node.ply).excluded = mv;
                 self.keys.pop();
                 let score = self.negamax(
@@ -700,8 +713,9 @@ impl Worker {
                     // Far below: the hash move is all there is; search it two plies deeper
                     // (a few times a line at most).
                     extension = if !node.is_pv
-                        && score < singular_beta - DOUBLE_EXTENSION_MARGIN
-                        && self.frame(node.ply).double_extensions < MAX_DOUBLE_EXTENSIONS
+                        && score < singular_beta - params::double_extension_margin()
+                        && i32::from(self.frame(node.ply).double_extensions)
+                            < params::max_double_extensions()
                     {
                         2
                     } else {
@@ -797,7 +811,7 @@ impl Worker {
     ) -> i32 {
         let mut reduction = 0;
         let searched = this.searched_before;
-        if node.depth >= 3
+        if node.depth >= params::lmr_min_depth()
             && !self.full_width
             && searched > node.is_pv as usize
             && (this.quiet || this.order < 0)
@@ -808,7 +822,7 @@ impl Worker {
                 // Looked up here, not for every move: pruned moves never need it.
                 let us = pos.side_to_move().index();
                 let history_score = quiet_score(pos, &self.history, us, this.mv, earlier);
-                reduction -= history_score / 8_192;
+                reduction -= history_score / params::lmr_history_divisor();
                 if this.order >= ORDER_COUNTER {
                     reduction -= 1;
                 }

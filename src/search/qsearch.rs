@@ -2,6 +2,7 @@
 //! beyond the nominal depth so that no leaf is scored in the middle of an exchange.
 
 use super::movepick::{capture_of, Context, MovePicker, Pick};
+use super::params;
 use super::score::{bound_cuts, bound_of, score_from_tt, score_to_tt};
 use super::see::{see_ge, SEE_VALUE};
 use super::{SearchHook, Worker, INFINITE, MATE, MAX_PLY, NO_EVAL};
@@ -97,7 +98,9 @@ impl Worker {
                 // Delta pruning: even winning the piece outright would not reach alpha.
                 if mv.promotion_role().is_none() {
                     let victim = capture_of(pos, mv).1;
-                    if stand_pat + SEE_VALUE[victim.index()] + 200 <= best.alpha {
+                    if stand_pat + SEE_VALUE[victim.index()] + params::delta_pruning_margin()
+                        <= best.alpha
+                    {
                         continue;
                     }
                 }

@@ -6,6 +6,7 @@ use super::history::PieceTo;
 use super::movepick::{
     is_quiet, noisy_score, quiet_score, ORDER_BAD_NOISY, ORDER_GOOD_NOISY, ORDER_TT,
 };
+use super::params;
 use super::score::{is_mate_score, mate_in_moves};
 use super::see::see_ge;
 use super::{
@@ -43,6 +44,11 @@ impl Worker {
         self.evaluator.new_search();
         self.evaluator.noise = params.eval_noise;
         self.full_width = params.full_width;
+        // A tuning build's options may have changed the reductions' numbers.
+        #[cfg(feature = "tune")]
+        {
+            self.reductions = super::negamax::Reductions::new();
+        }
 
         let mut root_moves: Vec<(Move, i32)> = root
             .legal_moves()
@@ -222,7 +228,7 @@ impl Worker {
         previous_score: i32,
         hook: &mut dyn SearchHook,
     ) -> (i32, bool) {
-        let mut delta = 20;
+        let mut delta = params::aspiration_delta();
         let (mut alpha, mut beta) = if depth >= 5 && !is_mate_score(previous_score) {
             (
                 (previous_score - delta).max(-INFINITE),

@@ -283,7 +283,9 @@ impl UciFront {
             format!("id name {ENGINE_NAME}"),
             format!("id author {ENGINE_AUTHOR}"),
         ];
-        let options = option_lines(OPTIONS);
+        let options = option_lines(OPTIONS)
+            .into_iter()
+            .chain(crate::engine::options::search_param_lines());
         for line in lines.into_iter().chain(options) {
             self.engine.send(&line);
         }
