@@ -292,7 +292,7 @@ enum Command {
         /// reference's UCI_Elo range).
         #[arg(long, value_name = "ELO")]
         reference_elo: Option<i64>,
-        /// Play Kestrel at this setting instead of a reference (e.g. 1000 against 1400).
+        /// Play Kestrel at this setting instead of a reference (e.g. 1400 against 1800).
         #[arg(long, value_name = "ELO|full", value_parser = Setting::parse,
               conflicts_with_all = ["reference", "reference_opt", "reference_elo"])]
         versus_self_elo: Option<Setting>,

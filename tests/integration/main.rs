@@ -11,6 +11,7 @@ mod clocks;
 mod commands;
 mod common;
 mod data_tools;
+mod docs;
 mod epd;
 mod eval;
 mod faults;

@@ -4,6 +4,7 @@
 use crate::chess::{Color, File, Move, Position, Rank, Square};
 use crate::engine::NetEval;
 use crate::eval::breakdown;
+use crate::search::strength::{FULL_STRENGTH_ELO, MIN_ELO};
 
 /// Every command with a one-line description, for `help`.
 pub const HELP: &[(&str, &str)] = &[
@@ -73,11 +74,11 @@ pub const HELP: &[(&str, &str)] = &[
     ("memory MB / cores N", "hash size / threads"),
     (
         "option NAME=VALUE",
-        "set an option (Resign Threshold, Draw Offers, MultiPV, Log File, Book File, Book, SyzygyProbeDepth, Limit Strength, Elo)",
+        "set an option by the name XBoard shows (every option is in the README's table)",
     ),
     (
         "elo N / elo off / elo",
-        "play at strength N (1000 up to full strength) / at full strength / show it",
+        "play at strength N ({elo range}) / at full strength / show it",
     ),
     (
         "setscore S D",
@@ -118,7 +119,12 @@ pub const HELP: &[(&str, &str)] = &[
 pub fn help_lines() -> Vec<String> {
     let width = HELP.iter().map(|(c, _)| c.len()).max().unwrap_or(0);
     HELP.iter()
-        .map(|(cmd, what)| format!("{cmd:<width$}  {what}"))
+        .map(|(cmd, what)| {
+            // The strength's range is the option's, written here from its one definition.
+            let range = format!("{MIN_ELO} up to full strength, {FULL_STRENGTH_ELO}");
+            let what = what.replace("{elo range}", &range);
+            format!("{cmd:<width$}  {what}")
+        })
         .collect()
 }
 
