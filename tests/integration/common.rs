@@ -36,6 +36,42 @@ pub fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
 }
 
+/// Runs the python-chess script `tests/python/SCRIPT` with `args`, if python3 can import
+/// `module` (a part of python-chess): its stdout, after asserting that it succeeded. `None`
+/// when python-chess is missing, which fails the test in CI and elsewhere says so on the
+/// terminal (past the harness's output capture) and skips it.
+pub fn run_python_chess(module: &str, script: &str, args: &[&str]) -> Option<String> {
+    use std::process::Command;
+    let has_chess = Command::new("python3")
+        .args(["-c", &format!("import {module}")])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has_chess {
+        assert!(
+            !in_ci(),
+            "python3 with python-chess is required in CI (pip install chess)"
+        );
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            format!("{script}: SKIPPED, python3 with python-chess not found (pip install chess)\n")
+                .as_bytes(),
+        );
+        return None;
+    }
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/python")
+        .join(script);
+    let out = Command::new("python3")
+        .arg(path)
+        .args(args)
+        .output()
+        .expect("run python3");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{script} failed:\n{stdout}\n{stderr}");
+    Some(stdout)
+}
+
 /// The square named `name` (`e4`).
 pub fn sq(name: &str) -> kestrel::chess::Square {
     kestrel::chess::Square::parse(name).unwrap_or_else(|| panic!("bad square {name}"))

@@ -294,6 +294,11 @@ fn make_evalfile_embeds_the_net_the_eval_file_option_loads() {
         .arg(format!("EXE={}", exe.display()))
         .arg(format!("EVALFILE={}", path.display()))
         .env("CARGO_TARGET_DIR", &target)
+        // What is tested is which net the build embeds, not its speed: a quick build (no
+        // LTO, parallel codegen, no optimisation) instead of the shipped profile's minute.
+        .env("CARGO_PROFILE_RELEASE_LTO", "false")
+        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16")
+        .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "0")
         .env(
             "CARGO",
             std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()),

@@ -58,11 +58,11 @@ fn cutechess_game(engines: &mut [Engine; 2], max_plies: usize, ping: &mut u32) -
     for e in engines.iter_mut() {
         e.send("new");
         e.send("force");
-        e.send("level 0 0:10 0.1");
+        e.send("level 0 0:04 0.05");
         e.send("post");
         e.send("easy");
     }
-    let mut clocks = [Duration::from_secs(10); 2];
+    let mut clocks = [Duration::from_secs(4); 2];
     let mut started = [false; 2];
     let mut last_move: Option<String> = None;
     let mut plies = 0;
@@ -106,7 +106,7 @@ fn cutechess_game(engines: &mut [Engine; 2], max_plies: usize, ping: &mut u32) -
             "move took {used:?} with {:?} left",
             clocks[side]
         );
-        clocks[side] = clocks[side] - used + Duration::from_millis(100);
+        clocks[side] = clocks[side] - used + Duration::from_millis(50);
         last_move = Some(text);
         plies += 1;
     }

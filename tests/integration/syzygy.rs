@@ -18,45 +18,18 @@ use crate::common::{self, *};
 use common::{thinking, uci_info, Engine, ScratchDir};
 use kestrel::chess::Position;
 use std::io::Write;
-use std::process::Command;
 
 const TABLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/syzygy");
 
 #[test]
 fn root_wdl_and_dtz_match_python_chess_on_random_positions() {
-    let has_chess = Command::new("python3")
-        .args(["-c", "import chess.syzygy"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !has_chess {
-        assert!(
-            !in_ci(),
-            "python3 with python-chess is required in CI (pip install chess)"
-        );
-        let _ = writeln!(
-            std::io::stderr(),
-            "syzygy python comparison: SKIPPED, python3 with python-chess not found (pip install chess)"
-        );
+    let Some(stdout) = run_python_chess(
+        "chess.syzygy",
+        "syzygy_compare.py",
+        &[KESTREL, TABLES, "400", "1"],
+    ) else {
         return;
-    }
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/python/syzygy_compare.py"
-    );
-    let out = Command::new("python3")
-        .arg(script)
-        .arg(KESTREL)
-        .arg(TABLES)
-        .arg("400")
-        .arg("1")
-        .output()
-        .expect("run python3");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "comparison failed:\n{stdout}\n{stderr}"
-    );
+    };
     assert!(stdout.contains("ok: 400 positions"), "{stdout}");
 }
 

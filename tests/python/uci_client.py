@@ -90,14 +90,14 @@ def main():
         b.configure({"Hash": 16})
         for white, black, ponder_side in ((a, b, chess.WHITE), (b, a, chess.BLACK)):
             board = chess.Board()
-            plies, clocks = play_game(white, black, board, (3.0, 0.05), 50, ponder_side)
+            plies, clocks = play_game(white, black, board, (2.0, 0.03), 50, ponder_side)
             games += 1
             print("game %d: %d plies, %s, clocks left %.2f / %.2f s"
                   % (games, plies, board.result(claim_draw=True),
                      clocks[chess.WHITE], clocks[chess.BLACK]))
-            assert plies < 20 or min(clocks.values()) < 3.0, clocks
+            assert plies < 20 or min(clocks.values()) < 2.0, clocks
         board = chess.Board(CHESS960, chess960=True)
-        plies, _ = play_game(a, b, board, (3.0, 0.05), 40)
+        plies, _ = play_game(a, b, board, (2.0, 0.03), 40)
         games += 1
         print("game %d (960): %d plies, %s" % (games, plies, board.result(claim_draw=True)))
         # Chess960 where the engine must castle (its only legal move).

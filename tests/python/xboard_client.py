@@ -138,32 +138,32 @@ def main():
     try:
         for fen in OPENINGS:
             board = chess.Board(fen)
-            plies, _ = play_game(a, b, board, output, move_time=0.05)
+            plies, _ = play_game(a, b, board, output, move_time=0.02)
             games += 1
             print("game %d: %d plies, %s" % (games, plies, board.result(claim_draw=True)))
-        # With clocks and increments that run down, as a match would: 5 s + 0.05 s.
+        # With clocks and increments that run down, as a match would: 2 s + 0.03 s.
         board = chess.Board()
-        plies, clocks = play_game(b, a, board, output, clock=(5.0, 0.05), max_plies=60)
+        plies, clocks = play_game(b, a, board, output, clock=(2.0, 0.03), max_plies=60)
         games += 1
         print("game %d (clock): %d plies, %s, clocks left %.2f / %.2f s"
               % (games, plies, board.result(claim_draw=True), clocks[chess.WHITE], clocks[chess.BLACK]))
-        # The clocks did run down: 30 moves a side at 0.05 s increment cannot all be free.
-        assert plies < 20 or min(clocks.values()) < 5.0, clocks
+        # The clocks did run down: 30 moves a side at 0.03 s increment cannot all be free.
+        assert plies < 20 or min(clocks.values()) < 2.0, clocks
         # Queen against king: a game the board ends (mate, or a draw if it goes wrong), so
         # the claim after the last move is checked too.
         board = chess.Board("7k/8/8/8/8/8/8/K5Q1 w - - 0 1")
-        plies, _ = play_game(a, b, board, output, move_time=0.05, max_plies=120)
+        plies, _ = play_game(a, b, board, output, move_time=0.02, max_plies=120)
         games += 1
         print("game %d (KQK): %d plies, %s" % (games, plies, board.result(claim_draw=True)))
         assert board.is_game_over(claim_draw=True), board.fen()
         # Chess960.
         board = chess.Board(CHESS960, chess960=True)
-        plies, _ = play_game(a, b, board, output, move_time=0.05, max_plies=80)
+        plies, _ = play_game(a, b, board, output, move_time=0.02, max_plies=80)
         games += 1
         print("game %d (960): %d plies, %s" % (games, plies, board.result(claim_draw=True)))
         # Chess960 where the engine must castle (its only legal move).
         board = chess.Board(CASTLE_ONLY_960, chess960=True)
-        plies, _ = play_game(a, b, board, output, move_time=0.05, max_plies=20)
+        plies, _ = play_game(a, b, board, output, move_time=0.02, max_plies=20)
         games += 1
         start = chess.Board(CASTLE_ONLY_960, chess960=True)
         assert start.is_castling(board.move_stack[0]), board.move_stack[:1]
