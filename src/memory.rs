@@ -27,8 +27,10 @@ struct Prefault {
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
-// SAFETY: the words are atomics, which any thread may read and write through `&`.
+// SAFETY: the words are atomics, which any thread may read and write through `&`; the
+// allocation is owned by `Words` alone and freed once, in `Drop`.
 unsafe impl Send for Words {}
+// SAFETY: as for `Send`: shared access only ever goes through the atomics.
 unsafe impl Sync for Words {}
 
 /// The bucket of `key` in a table of `buckets` buckets: the key is mapped onto the table

@@ -86,6 +86,7 @@ pub fn update(
         // CPU runs (`detected`/`supported` chose it).
         #[cfg(target_arch = "x86_64")]
         Level::Sse2 => unsafe { x86::update_sse2(dst, src, weights, adds, subs) },
+        // SAFETY: as for SSE2.
         #[cfg(target_arch = "x86_64")]
         Level::Avx2 => unsafe { x86::update_avx2(dst, src, weights, adds, subs) },
     }
@@ -136,6 +137,7 @@ pub fn output(
         // SAFETY: lengths checked above; the level is one the CPU runs.
         #[cfg(target_arch = "x86_64")]
         Level::Sse2 => unsafe { x86::output_sse2(activation, qa, us, them, weights) },
+        // SAFETY: as for SSE2.
         #[cfg(target_arch = "x86_64")]
         Level::Avx2 => unsafe { x86::output_avx2(activation, qa, us, them, weights) },
     }
