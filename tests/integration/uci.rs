@@ -723,6 +723,10 @@ fn every_malformed_go_gets_exactly_one_legal_bestmove() {
         ("GO depth 3", 0),
         ("go depth 3 foo", 1),
         ("go nodes -5 depth 2", 1),
+        // A negative move time is refused (leaving no limit: the short fallback search).
+        ("go movetime -100", 1),
+        // White's clock only, Black to move: no limit for the side to move.
+        ("go wtime 1000 winc 10", 1),
         ("go searchmoves e7e5 zz", 1),
         (overlong.as_str(), 1),
     ] {

@@ -158,7 +158,14 @@ fn go_part(
         "btime" => p.btime = Some(millis(words, key, problems)?),
         "winc" => p.winc = Some(millis(words, key, problems)?),
         "binc" => p.binc = Some(millis(words, key, problems)?),
-        "movetime" => p.movetime = Some(millis(words, key, problems)?),
+        "movetime" => {
+            // A clock may run below zero after a flag fall; a time to search cannot.
+            if words.peek().is_some_and(|v| v.starts_with('-')) {
+                let v = value(words, key)?;
+                return Err(format!("go movetime must be at least 0, not '{v}'"));
+            }
+            p.movetime = Some(millis(words, key, problems)?)
+        }
         "movestogo" => p.movestogo = Some(count(words, key)?).filter(|&n| n > 0),
         "depth" => p.depth = Some(count::<u32>(words, key)?.max(1)),
         "nodes" => p.nodes = Some(count::<u64>(words, key)?.max(1)),

@@ -183,6 +183,18 @@ impl UciSession {
         let legal = pos.legal_moves();
         let mut excluded = Vec::new();
         let mut refused_parts = !go.problems.is_empty();
+        let us = pos.side_to_move();
+        let (ours, theirs) = match us {
+            Color::White => (go.wtime, go.btime),
+            Color::Black => (go.btime, go.wtime),
+        };
+        if ours.is_none() && theirs.is_some() && go.is_unbounded(us) {
+            front.error(&format!(
+                "go gives a clock for {:?} only, not for {us:?}, the side to move",
+                !us
+            ));
+            refused_parts = true;
+        }
         if !go.searchmoves.is_empty() {
             let mut allowed = Vec::new();
             for text in &go.searchmoves {
