@@ -4,7 +4,7 @@ mod commands;
 
 use clap::{Parser, Subcommand};
 use commands::data::{read_openings, run_convert, run_datagen};
-use commands::search::{run_epd, run_perft};
+use commands::search::{run_epd, run_perft, run_spsa};
 use commands::strength::{run_calibrate, run_reanalyse, run_strength_mates};
 use commands::train::{run_train, run_tune};
 use kestrel::chess::STARTPOS_FEN;
@@ -59,6 +59,36 @@ enum Command {
     /// default, min, max, c_end, r_end`); a build with `--features tune` takes them as UCI
     /// options.
     Params,
+    /// Tune the search's numbers by SPSA (OpenBench's schedule): game pairs at fixed nodes
+    /// between two processes of a tuning build (`cargo build --release --features tune`),
+    /// one given every number pushed up or down, the other the opposite. Resumes from its log.
+    Spsa {
+        /// The tuning build to play with.
+        #[arg(long, value_name = "PROGRAM")]
+        engine: PathBuf,
+        /// Game pairs of the whole run (its schedule depends on it: keep it when resuming).
+        #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..))]
+        pairs: u64,
+        /// Nodes per move.
+        #[arg(long, default_value_t = 8000, value_parser = clap::value_parser!(u64).range(100..))]
+        nodes: u64,
+        /// Pairs played at once (two processes each).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+        concurrency: u32,
+        /// The learning rate at the end of the run (OpenBench's r_end); a short run needs a
+        /// larger one than OpenBench's usual 0.002 for the numbers to move.
+        #[arg(long, default_value_t = kestrel::search::params::SPSA_R_END)]
+        r_end: f64,
+        /// Seed of the perturbations and the openings' order.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Openings (EPD or FEN, one per line); without it, the start position.
+        #[arg(long, value_name = "FILE")]
+        openings: Option<PathBuf>,
+        /// The run's log: a line per pair with the values so far; an existing log is resumed.
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+    },
     /// Search the fixed bench positions; prints total nodes (the search's signature) and nps.
     Bench {
         /// Depth of every search.
@@ -609,6 +639,36 @@ fn main() -> ExitCode {
         Some(Command::Params) => {
             print!("{}", kestrel::search::params::spsa_input());
             ExitCode::SUCCESS
+        }
+        Some(Command::Spsa {
+            engine,
+            pairs,
+            nodes,
+            concurrency,
+            r_end,
+            seed,
+            openings,
+            out,
+        }) => {
+            let openings = match openings.as_deref().map(read_openings).transpose() {
+                Ok(openings) => openings,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let config = kestrel::tools::spsa::Config {
+                engine,
+                pairs,
+                nodes,
+                concurrency: concurrency as usize,
+                r_end,
+                seed,
+                openings: openings.unwrap_or_else(|| vec![kestrel::chess::Position::startpos()]),
+                max_plies: 400,
+                log: out,
+            };
+            run_spsa(&config)
         }
         Some(Command::Bench {
             depth,

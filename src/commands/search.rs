@@ -1,5 +1,5 @@
-//! `kestrel perft` and `kestrel epd`: the move generator's and the search's checks from the
-//! command line.
+//! `kestrel perft`, `kestrel epd` and `kestrel spsa`: the move generator's and the search's
+//! checks, and the search's tuning, from the command line.
 
 use kestrel::chess::Position;
 use std::process::ExitCode;
@@ -61,4 +61,33 @@ pub fn run_epd(
         return ExitCode::from(2);
     }
     ExitCode::SUCCESS
+}
+
+/// `kestrel spsa`.
+pub fn run_spsa(config: &kestrel::tools::spsa::Config) -> ExitCode {
+    use kestrel::tools::spsa;
+    if !(config.r_end > 0.0 && config.r_end.is_finite()) {
+        eprintln!("error: --r-end must be above 0, not {}", config.r_end);
+        return ExitCode::from(2);
+    }
+    let mut out = std::io::stdout();
+    match spsa::run(config, &mut out) {
+        Ok(summary) => {
+            let [w, d, l] = summary.wdl;
+            println!(
+                "spsa: {} pairs done; this run: + {w}-{d}-{l} -; faults (illegal/crash): {}/{}",
+                summary.pairs, summary.faults.illegal, summary.faults.crashes
+            );
+            print!("{}", spsa::summary_table(&summary));
+            if summary.faults.illegal + summary.faults.crashes > 0 {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
 }

@@ -15,8 +15,10 @@
 //!   (both as UCI child processes, through `uci_client`), each game analysed for the
 //!   centipawns Kestrel's moves lose, and `LEVELS` relabelled by the measurements
 //!   (`kestrel calibrate`); its files: `game`, `stats`, `fit` and `report`.
+//! * `spsa`: the search's numbers tuned by SPSA in fixed-node game pairs between two
+//!   tuning builds (`kestrel spsa`).
 //! * `uci_client`: a small UCI client for engines run as child processes (`calibrate`'s
-//!   players).
+//!   and `spsa`'s players).
 //! * `hashperft`: perft with a shared table of counts and threads (`kestrel perft --hash`).
 //! * `perft`: the perft runner and its report, for `kestrel perft` and the session's
 //!   `perft`/`divide` commands.
@@ -29,6 +31,7 @@ pub mod epd;
 pub mod hashperft;
 pub mod mates;
 pub mod perft;
+pub mod spsa;
 pub mod train;
 pub mod tune;
 pub mod uci_client;

@@ -1,4 +1,5 @@
-//! `kestrel tune` through the binary: a small data file in, a weights file out.
+//! `kestrel tune` through the binary: a small data file in, a weights file out; and the
+//! search tuner `kestrel spsa`'s and `kestrel params`' refusals and table.
 
 use crate::common::{self, *};
 
@@ -76,4 +77,35 @@ fn tune_rejects_bad_options() {
         .unwrap();
     assert_eq!(run.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&run.stderr).contains("cannot read"));
+}
+
+#[test]
+fn params_prints_a_line_per_search_parameter_and_spsa_refuses_a_plain_build() {
+    let run = Command::new(KESTREL).arg("params").output().unwrap();
+    assert!(run.status.success());
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(text.lines().count(), kestrel::search::params::PARAMS.len());
+    assert!(text.lines().all(|l| l.split(", ").count() == 7), "{text}");
+
+    // The shipped build takes no search parameter: the tuner says which build it needs and
+    // leaves no log behind.
+    let scratch = ScratchDir::new("spsa");
+    let log = scratch.path("spsa.log");
+    let run = Command::new(KESTREL)
+        .args(["spsa", "--pairs", "2", "--engine", KESTREL, "--out"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(err.contains("--features tune"), "{err}");
+    assert!(!log.exists());
+
+    let run = Command::new(KESTREL)
+        .args(["spsa", "--r-end", "0", "--engine", KESTREL, "--out"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("--r-end"));
 }
