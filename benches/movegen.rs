@@ -2,7 +2,8 @@
 //! middlegame, and perft from two positions. Each prints the median time of its samples;
 //! compare builds by running both side by side in one sitting, as ratios.
 
-use kestrel::chess::{perft::perft, Position};
+use kestrel::chess::Position;
+use kestrel::tools::perft::perft;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 

@@ -3,7 +3,7 @@
 //! the rules know nothing of evaluation or search, the search nothing of protocols, the
 //! engine no protocol's words, and the protocols no engine state of their own.
 //!
-//! * `chess`: the rules (position, move generation, FEN, notation, perft). Pure.
+//! * `chess`: the rules (position, move generation, FEN, notation). Pure.
 //! * `eval`: the classical evaluation (its terms, tuned weights and `eval`'s explanation).
 //! * `nnue`: the network evaluation and its net file format; the search plays with it.
 //! * `search`: iterative deepening alpha-beta, lazy SMP, the transposition table, Syzygy,
@@ -19,8 +19,8 @@
 //!   limited strength's choices).
 //! * `tools`: the offline tools, never part of a session: bench, EPD suites, perft (plain
 //!   and hashed), datagen, the training record, the NNUE trainer, the evaluation tuner,
-//!   the strength settings' mates check and their calibration against a reference engine
-//!   (with a small UCI client for the engines it runs).
+//!   the strength settings' mates check and their calibration against a reference engine,
+//!   the search's SPSA tuner (with a small UCI client for the engines those two run).
 
 pub mod book;
 pub mod chess;

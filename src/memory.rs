@@ -1,7 +1,7 @@
 //! The memory of the big hash tables: zeroed words aligned for huge pages, mapped from the OS
 //! and faulted in by a background thread when large, cleared by several threads, and the
 //! key-to-bucket mapping the tables share. It knows words, not entries: what a word holds
-//! belongs to each table (`search::tt`, `tools::hashperft`).
+//! belongs to each table (`search::tt`, `tools::perft::hashed`).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
@@ -12,7 +12,7 @@ const TABLE_ALIGN: usize = 2 * 1024 * 1024;
 
 /// A table's memory: zeroed words, aligned for huge pages, freed the way they were
 /// allocated. The memory of the transposition table (`crate::search::tt`) and of the perft
-/// table (`crate::tools::hashperft`).
+/// table (`crate::tools::perft::hashed`).
 pub(crate) struct Words {
     ptr: std::ptr::NonNull<AtomicU64>,
     layout: std::alloc::Layout,

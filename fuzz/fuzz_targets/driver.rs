@@ -4,7 +4,7 @@
 //! terminal commands that are slow by design (perft, divide, bench, test) and the Log File
 //! option (it writes files) are left out.
 #![no_main]
-use kestrel::protocol::xboard::Driver;
+use kestrel::protocol::xboard::XboardSession;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -43,7 +43,7 @@ fuzz_target!(|data: &[u8]| {
     drop(tx);
     // A 1 MB table: allocating the default 64 MB (zeroed by the sanitizer's allocator) on
     // every run made the target ~100 runs/s.
-    let mut driver = Driver::with_hash_mb(rx, Box::new(std::io::sink()), 1);
+    let mut driver = XboardSession::with_hash_mb(rx, Box::new(std::io::sink()), 1);
     driver.run();
 });
 

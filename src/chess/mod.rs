@@ -1,4 +1,4 @@
-//! The rules of chess: board, position, legal moves, FEN, notation and perft. Pure: no I/O,
+//! The rules of chess: board, position, legal moves, FEN and notation. Pure: no I/O,
 //! no threads, and nothing of evaluation, search or the protocols, which all build on it.
 
 pub mod attacks;
@@ -8,7 +8,6 @@ pub mod fen;
 pub mod movegen;
 pub mod moves;
 pub mod notation;
-pub mod perft;
 pub mod position;
 pub mod types;
 pub mod zobrist;

@@ -1,8 +1,72 @@
-//! What each tool subcommand of the `kestrel` binary does once its arguments are parsed:
-//! checks that need the command line's words in their messages, progress lines and the exit
-//! status. Part of the binary, not of the library; the tools themselves are in `kestrel::tools`.
+//! What `kestrel` does once clap has read its arguments: the protocol session, or one tool
+//! subcommand. Each command checks what clap cannot (values that depend on each other, files
+//! to read), prints its progress and report, and returns a `CliError` when it cannot start or
+//! fails; `main` prints that and picks the exit status. Part of the binary, not of the
+//! library; the tools themselves are in `kestrel::tools`.
 
 pub mod data;
 pub mod search;
 pub mod strength;
 pub mod train;
+
+use crate::cli::{Cli, Command};
+use std::process::ExitCode;
+
+/// Why a command did not succeed.
+#[derive(Debug)]
+pub enum CliError {
+    /// It could not start: arguments that do not fit together, a file it cannot read, a
+    /// program it cannot run. Exit status 2, as for arguments clap refuses.
+    Usage(String),
+    /// It ran and failed: a write that failed, a check that did not hold. Exit status 1.
+    Failed(String),
+}
+
+impl CliError {
+    pub fn exit_code(&self) -> ExitCode {
+        match self {
+            CliError::Usage(_) => ExitCode::from(2),
+            CliError::Failed(_) => ExitCode::FAILURE,
+        }
+    }
+}
+
+impl std::fmt::Display for CliError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CliError::Usage(message) | CliError::Failed(message) => f.write_str(message),
+        }
+    }
+}
+
+/// A command's outcome.
+pub type CliResult = Result<(), CliError>;
+
+/// A usage error from anything printable (most checks build their message in place).
+pub fn usage(message: impl std::fmt::Display) -> CliError {
+    CliError::Usage(message.to_string())
+}
+
+/// Runs what the command line asked for. One arm per subcommand.
+pub fn run(cli: Cli) -> CliResult {
+    let Some(command) = cli.command else {
+        return kestrel::protocol::run_stdio(cli.log.as_deref())
+            .map_err(|e| usage(format!("cannot open the log file: {e}")));
+    };
+    match command {
+        Command::Perft(args) => search::perft(&args),
+        Command::Params => {
+            print!("{}", kestrel::search::params::spsa_input());
+            Ok(())
+        }
+        Command::Spsa(args) => search::spsa(args),
+        Command::Bench(args) => search::bench(args),
+        Command::Epd(args) => search::epd(&args),
+        Command::Datagen(args) => data::datagen(args),
+        Command::Convert(args) => data::convert(&args),
+        Command::Train(args) => train::train(args),
+        Command::Tune(args) => train::tune(args),
+        Command::StrengthMates(args) => strength::strength_mates(args),
+        Command::Calibrate(args) => strength::calibrate(args),
+    }
+}

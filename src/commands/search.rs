@@ -1,93 +1,112 @@
-//! `kestrel perft`, `kestrel epd` and `kestrel spsa`: the move generator's and the search's
-//! checks, and the search's tuning, from the command line.
+//! `kestrel perft`, `bench`, `epd` and `spsa`: the move generator's and the search's checks,
+//! and the search's tuning, from the command line.
 
+use super::{usage, CliError, CliResult};
+use crate::cli::{BenchArgs, EpdArgs, PerftArgs, SpsaArgs};
 use kestrel::chess::Position;
-use std::process::ExitCode;
 
-pub fn run_perft(depth: u32, fen: &str, divide: bool, hash_mb: usize, threads: usize) -> ExitCode {
+pub fn perft(args: &PerftArgs) -> CliResult {
     use kestrel::tools::perft::{run, PerftJob, PerftReportStyle};
-    let pos = match Position::from_fen(fen) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("error: bad FEN: {e}");
-            return ExitCode::from(2);
-        }
-    };
+    let pos = Position::from_fen(&args.fen).map_err(|e| usage(format!("bad FEN: {e}")))?;
     let job = PerftJob {
-        depth,
-        divide,
-        hash_mb,
-        threads,
+        depth: args.depth,
+        divide: args.divide,
+        hash_mb: args.hash as usize,
+        threads: args.threads as usize,
     };
     run(&pos, &job, PerftReportStyle::CommandLine, &mut |line| {
         println!("{line}")
     });
-    ExitCode::SUCCESS
+    Ok(())
 }
 
-pub fn run_epd(
-    file: &std::path::Path,
-    time: Option<f64>,
-    depth: Option<u32>,
-    nodes: Option<u64>,
-    threads: u32,
-    hash_mb: usize,
-) -> ExitCode {
+pub fn bench(args: BenchArgs) -> CliResult {
+    let net = match (args.eval_file, args.classical) {
+        (_, true) => None,
+        (None, false) => kestrel::nnue::embedded(),
+        (Some(path), false) => Some(std::sync::Arc::new(
+            kestrel::nnue::load(&path).map_err(usage)?,
+        )),
+    };
+    let report = kestrel::tools::bench::run_with(
+        args.depth,
+        args.threads as usize,
+        net,
+        &mut std::io::stdout(),
+        args.verbose,
+    );
+    println!("{report}");
+    Ok(())
+}
+
+pub fn epd(args: &EpdArgs) -> CliResult {
     use kestrel::tools::epd::{run_suite_file, EpdLimits};
-    if let Some(t) = time.filter(|t| !t.is_finite() || *t <= 0.0 || *t > 1e6) {
-        eprintln!("error: --time must be a positive number of seconds, not {t}");
-        return ExitCode::from(2);
+    if let Some(t) = args
+        .time
+        .filter(|t| !t.is_finite() || *t <= 0.0 || *t > 1e6)
+    {
+        return Err(usage(format!(
+            "--time must be a positive number of seconds, not {t}"
+        )));
     }
-    let time = match (time, depth, nodes) {
+    let time = match (args.time, args.depth, args.nodes) {
         (None, None, None) => Some(1.0),
         (t, _, _) => t,
     };
     let limits = EpdLimits {
         time: time.map(std::time::Duration::from_secs_f64),
-        depth,
-        nodes,
-        hash_mb,
-        threads: threads as usize,
+        depth: args.depth,
+        nodes: args.nodes,
+        hash_mb: args.hash as usize,
+        threads: args.threads as usize,
     };
-    let run = run_suite_file(
-        file,
+    run_suite_file(
+        &args.file,
         &limits,
         &mut |line| eprintln!("{line}"),
         &mut std::io::stdout(),
         &mut std::io::stderr(),
-    );
-    if let Err(e) = run {
-        eprintln!("error: cannot read {}: {e}", file.display());
-        return ExitCode::from(2);
-    }
-    ExitCode::SUCCESS
+    )
+    .map_err(|e| usage(format!("cannot read {}: {e}", args.file.display())))?;
+    Ok(())
 }
 
-/// `kestrel spsa`.
-pub fn run_spsa(config: &kestrel::tools::spsa::Config) -> ExitCode {
+pub fn spsa(args: SpsaArgs) -> CliResult {
     use kestrel::tools::spsa;
-    if !(config.r_end > 0.0 && config.r_end.is_finite()) {
-        eprintln!("error: --r-end must be above 0, not {}", config.r_end);
-        return ExitCode::from(2);
+    if !(args.r_end > 0.0 && args.r_end.is_finite()) {
+        return Err(usage(format!(
+            "--r-end must be above 0, not {}",
+            args.r_end
+        )));
     }
-    let mut out = std::io::stdout();
-    match spsa::run(config, &mut out) {
-        Ok(summary) => {
-            let [w, d, l] = summary.wdl;
-            println!(
-                "spsa: {} pairs done; this run: + {w}-{d}-{l} -; faults (illegal/crash): {}/{}",
-                summary.pairs, summary.faults.illegal, summary.faults.crashes
-            );
-            print!("{}", spsa::summary_table(&summary));
-            if summary.faults.illegal + summary.faults.crashes > 0 {
-                ExitCode::FAILURE
-            } else {
-                ExitCode::SUCCESS
-            }
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
+    let openings = match args.openings.as_deref() {
+        Some(path) => super::data::read_openings(path).map_err(usage)?,
+        None => vec![Position::startpos()],
+    };
+    let config = spsa::Config {
+        engine: args.engine,
+        pairs: args.pairs,
+        nodes: args.nodes,
+        concurrency: args.concurrency as usize,
+        r_end: args.r_end,
+        seed: args.seed,
+        openings,
+        max_plies: 400,
+        log: args.out,
+    };
+    let summary = spsa::run(&config, &mut std::io::stdout()).map_err(usage)?;
+    let [w, d, l] = summary.wdl;
+    let faults = summary.faults;
+    println!(
+        "spsa: {} pairs done; this run: + {w}-{d}-{l} -; faults (illegal/crash): {}/{}",
+        summary.pairs, faults.illegal, faults.crashes
+    );
+    print!("{}", spsa::summary_table(&summary));
+    if faults.illegal + faults.crashes > 0 {
+        return Err(CliError::Failed(format!(
+            "{} fault(s) in the games; zero is the only acceptable count",
+            faults.illegal + faults.crashes
+        )));
     }
+    Ok(())
 }

@@ -1,66 +1,81 @@
 //! `kestrel train` and `kestrel tune`: a net and the classical weights from data.
 
+use super::{usage, CliError, CliResult};
+use crate::cli::{ActivationArg, TrainArgs, TuneArgs};
 use kestrel::tools::train;
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::Instant;
 
-pub fn run_train(
-    files: &[PathBuf],
-    out: &std::path::Path,
-    mut options: kestrel::tools::train::Options,
-    given: train::Shape,
-    validation: f64,
-    from: train::Start,
-) -> ExitCode {
-    use kestrel::tools::train::Dataset;
-    if let Err(e) = check_lambda_and_lr(options.lambda, options.lr) {
-        eprintln!("error: {e}");
-        return ExitCode::from(2);
-    }
-    if !(0.0..1.0).contains(&validation) {
-        eprintln!("error: --validation must be a fraction from 0 to below 1, not {validation}");
-        return ExitCode::from(2);
-    }
-    let mut trainer = match train::start(&mut options, &given, &from, out) {
-        Ok((trainer, note)) => {
-            if let Some(note) = note {
-                eprintln!("{note}");
-            }
-            trainer
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
+/// `kestrel train`'s options, with what the command line left to the checkpoint or net.
+fn train_options(args: &TrainArgs) -> (train::Options, train::Shape, train::Start) {
+    let defaults = train::Options::default();
+    let options = train::Options {
+        hidden: args.hidden.map_or(defaults.hidden, |h| h as usize),
+        output_buckets: args
+            .output_buckets
+            .map_or(defaults.output_buckets, |b| b as usize),
+        activation: args
+            .activation
+            .map_or(defaults.activation, ActivationArg::activation),
+        epochs: args.epochs as usize,
+        batch: args.batch as usize,
+        lr: args.lr,
+        lambda: args.lambda,
+        seed: args.seed,
+        threads: args.threads as usize,
+        mirror: args.mirror,
     };
+    let given = train::Shape {
+        hidden: args.hidden.is_some(),
+        activation: args.activation.is_some(),
+        output_buckets: args.output_buckets.is_some(),
+    };
+    let start = match (args.resume, &args.init) {
+        (true, _) => train::Start::Resume,
+        (false, Some(net)) => train::Start::Init(net.clone()),
+        (false, None) => train::Start::Fresh,
+    };
+    (options, given, start)
+}
 
+/// The training data of every `--data` file, `validation` of it held out.
+fn load_training_data(files: &[PathBuf], validation: f64) -> Result<train::Dataset, CliError> {
     let start = Instant::now();
-    let mut data = Dataset::default();
+    let mut data = train::Dataset::default();
     for file in files {
-        match train::load(file) {
-            Ok(records) => {
-                eprintln!("{}: {} positions", file.display(), records.len());
-                data.add(records, validation);
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                return ExitCode::from(2);
-            }
-        }
+        let records = train::load(file).map_err(usage)?;
+        eprintln!("{}: {} positions", file.display(), records.len());
+        data.add(records, validation);
     }
     if data.train.is_empty() {
-        eprintln!("error: no positions to train on");
-        return ExitCode::from(2);
+        return Err(usage("no positions to train on"));
     }
     eprintln!(
         "{} positions ({} training, {} validation, {} MB) loaded in {:.1} s",
         data.len(),
         data.train.len(),
         data.validation.len(),
-        (data.len() * kestrel::tools::data::RECORD_BYTES) >> 20,
+        (data.len() * kestrel::tools::training_data::RECORD_BYTES) >> 20,
         start.elapsed().as_secs_f64()
     );
+    Ok(data)
+}
+
+pub fn train(args: TrainArgs) -> CliResult {
+    let (mut options, given, from) = train_options(&args);
+    let (out, validation) = (&args.out, args.validation);
+    check_lambda_and_lr(options.lambda, options.lr).map_err(usage)?;
+    if !(0.0..1.0).contains(&validation) {
+        return Err(usage(format!(
+            "--validation must be a fraction from 0 to below 1, not {validation}"
+        )));
+    }
+    let (mut trainer, note) = train::start(&mut options, &given, &from, out).map_err(usage)?;
+    if let Some(note) = note {
+        eprintln!("{note}");
+    }
+    let start = Instant::now();
+    let data = load_training_data(&args.data, validation)?;
     eprintln!(
         "net 768 -> {} x2 -> 1 ({} output buckets), {:?}; {} epochs of batches of {}, lr {}, \
          lambda {}, {} threads, seed {}{}",
@@ -91,61 +106,61 @@ pub fn run_train(
             start.elapsed().as_secs_f64()
         );
     });
-    if let Err(e) = run {
-        eprintln!("error: writing to {}: {e}", out.display());
-        return ExitCode::from(1);
-    }
+    run.map_err(|e| CliError::Failed(format!("writing to {}: {e}", out.display())))?;
     println!(
         "wrote {}",
         out.join(format!("epoch-{}.nnue", trainer.epochs_done))
             .display()
     );
-    ExitCode::SUCCESS
+    Ok(())
 }
 
-pub fn run_tune(
-    files: &[PathBuf],
-    mut opts: kestrel::tools::tune::Options,
-    only: Option<&str>,
-    out: &std::path::Path,
-) -> ExitCode {
-    use kestrel::eval::params::{weight_name, WEIGHTS};
-    use kestrel::tools::tune::{self, Dataset};
-    if let Err(e) = check_lambda_and_lr(opts.lambda, opts.lr) {
-        eprintln!("error: {e}");
-        return ExitCode::from(2);
+/// `kestrel tune`'s options, checked.
+fn tune_options(args: &TuneArgs) -> Result<kestrel::tools::tune::Options, CliError> {
+    use kestrel::tools::tune;
+    check_lambda_and_lr(args.lambda, args.lr).map_err(usage)?;
+    if !(args.l2.is_finite() && args.l2 >= 0.0) {
+        return Err(usage(format!(
+            "--l2 must be zero or a positive number, not {}",
+            args.l2
+        )));
     }
-    if !(opts.l2.is_finite() && opts.l2 >= 0.0) {
-        eprintln!(
-            "error: --l2 must be zero or a positive number, not {}",
-            opts.l2
-        );
-        return ExitCode::from(2);
+    if let Some(k) = args.k.filter(|k| !(k.is_finite() && *k > 0.0)) {
+        return Err(usage(format!("--k must be a positive number, not {k}")));
     }
-    if let Some(k) = opts.k.filter(|k| !(k.is_finite() && *k > 0.0)) {
-        eprintln!("error: --k must be a positive number, not {k}");
-        return ExitCode::from(2);
-    }
-    if let Some(names) = only {
-        match tune::select_sections(names) {
-            Ok(mask) => opts.only = Some(mask),
-            Err(e) => {
-                eprintln!("error: --only: {e}");
-                return ExitCode::from(2);
-            }
+    let only = match args.only.as_deref() {
+        Some(names) => {
+            Some(tune::select_sections(names).map_err(|e| usage(format!("--only: {e}")))?)
         }
-    }
+        None => None,
+    };
+    let threads = args.threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        |t| t as usize,
+    );
+    Ok(tune::Options {
+        epochs: args.epochs,
+        lr: args.lr,
+        lambda: args.lambda,
+        threads,
+        only,
+        k: args.k,
+        report_every: args.report,
+        l2: args.l2,
+    })
+}
 
+/// The tuning positions of every `--data` file, with a report line per file.
+fn load_tuning_data(
+    files: &[PathBuf],
+    threads: usize,
+) -> Result<kestrel::tools::tune::Dataset, CliError> {
+    use kestrel::tools::tune::Dataset;
     let mut data = Dataset::new();
     for file in files {
         let start = Instant::now();
-        let (part, report) = match Dataset::load(file, opts.threads) {
-            Ok(loaded) => loaded,
-            Err(e) => {
-                eprintln!("error: cannot read {}: {e}", file.display());
-                return ExitCode::from(2);
-            }
-        };
+        let (part, report) = Dataset::load(file, threads)
+            .map_err(|e| usage(format!("cannot read {}: {e}", file.display())))?;
         for (line, error) in &report.errors {
             eprintln!("{}:{line}: skipped: {error}", file.display());
         }
@@ -163,17 +178,23 @@ pub fn run_tune(
         data.append(part);
     }
     if data.is_empty() {
-        eprintln!("error: no positions to tune on");
-        return ExitCode::from(2);
+        return Err(usage("no positions to tune on"));
     }
     eprintln!(
         "{} positions, {} coefficients ({} MB), {} threads",
         data.len(),
         data.num_coefficients(),
         (data.num_coefficients() * 4 + data.len() * 24) >> 20,
-        opts.threads
+        threads
     );
+    Ok(data)
+}
 
+pub fn tune(args: TuneArgs) -> CliResult {
+    use kestrel::eval::params::{weight_name, WEIGHTS};
+    use kestrel::tools::tune;
+    let mut opts = tune_options(&args)?;
+    let data = load_tuning_data(&args.data, opts.threads)?;
     let given_k = opts.k.is_some();
     let fit_start = Instant::now();
     let k = opts
@@ -220,12 +241,10 @@ pub fn run_tune(
             );
         }
     }
-    if let Err(e) = std::fs::write(out, tune::weights_source(&outcome.weights)) {
-        eprintln!("error: cannot write {}: {e}", out.display());
-        return ExitCode::FAILURE;
-    }
-    println!("wrote {}", out.display());
-    ExitCode::SUCCESS
+    std::fs::write(&args.out, tune::weights_source(&outcome.weights))
+        .map_err(|e| CliError::Failed(format!("cannot write {}: {e}", args.out.display())))?;
+    println!("wrote {}", args.out.display());
+    Ok(())
 }
 
 /// The blend of result and score (`--lambda`) and the learning rate (`--lr`) both tools take.

@@ -37,7 +37,7 @@ pub enum Kind {
 
 /// A value as the table holds it (defaults), so that rows can be constants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Default {
+pub enum DefaultValue {
     Int(i64),
     Bool(bool),
     Text(&'static str),
@@ -74,10 +74,10 @@ pub struct EngineOption {
     /// The name (UCI's, which xboard shares unless `xboard` names its own).
     pub name: &'static str,
     pub kind: Kind,
-    pub default: Default,
+    pub default: DefaultValue,
     /// xboard's default where it differs from `default` (e.g. the book: xboard `Book` is on,
     /// UCI `OwnBook` off, as each protocol's GUIs expect).
-    pub xboard_default: Option<Default>,
+    pub xboard_default: Option<DefaultValue>,
     pub uci: Offer,
     pub xboard: Offer,
     /// Sets the option on the engine: the lines to show (what was loaded or skipped), or why
@@ -103,7 +103,7 @@ impl EngineOption {
     }
 
     /// The default `protocol` announces.
-    pub fn default_in(&self, protocol: Protocol) -> Default {
+    pub fn default_in(&self, protocol: Protocol) -> DefaultValue {
         match protocol {
             Protocol::Uci => self.default,
             Protocol::Xboard => self.xboard_default.unwrap_or(self.default),
@@ -152,7 +152,7 @@ pub static OPTIONS: &[EngineOption] = &[
             max: MAX_HASH_MB as i64,
             unit: " MB",
         },
-        default: Default::Int(DEFAULT_HASH_MB as i64),
+        default: DefaultValue::Int(DEFAULT_HASH_MB as i64),
         xboard_default: None,
         uci: Offer::Option,
         xboard: Offer::Command("memory"),
@@ -168,7 +168,7 @@ pub static OPTIONS: &[EngineOption] = &[
             max: MAX_THREADS as i64,
             unit: "",
         },
-        default: Default::Int(1),
+        default: DefaultValue::Int(1),
         xboard_default: None,
         uci: Offer::Option,
         xboard: Offer::Command("cores"),
@@ -180,7 +180,7 @@ pub static OPTIONS: &[EngineOption] = &[
     EngineOption {
         name: "Ponder",
         kind: Kind::Check,
-        default: Default::Bool(false),
+        default: DefaultValue::Bool(false),
         xboard_default: None,
         uci: Offer::Option,
         xboard: Offer::Command("hard"),
@@ -196,7 +196,7 @@ pub static OPTIONS: &[EngineOption] = &[
             max: MAX_RESIGN_THRESHOLD,
             unit: "",
         },
-        default: Default::Int(0),
+        default: DefaultValue::Int(0),
         xboard_default: None,
         uci: Offer::No,
         xboard: Offer::Option,
@@ -208,7 +208,7 @@ pub static OPTIONS: &[EngineOption] = &[
     EngineOption {
         name: "Draw Offers",
         kind: Kind::Check,
-        default: Default::Bool(true),
+        default: DefaultValue::Bool(true),
         xboard_default: None,
         uci: Offer::No,
         xboard: Offer::Option,
@@ -224,7 +224,7 @@ pub static OPTIONS: &[EngineOption] = &[
             max: MAX_MOVE_OVERHEAD_MS,
             unit: " ms",
         },
-        default: Default::Int(super::time::SAFETY_MARGIN.as_millis() as i64),
+        default: DefaultValue::Int(super::time::SAFETY_MARGIN.as_millis() as i64),
         xboard_default: None,
         uci: Offer::Option,
         xboard: Offer::Option,
@@ -240,7 +240,7 @@ pub static OPTIONS: &[EngineOption] = &[
             max: MAX_MULTI_PV,
             unit: "",
         },
-        default: Default::Int(1),
+        default: DefaultValue::Int(1),
         xboard_default: None,
         uci: Offer::Option,
         xboard: Offer::Option,
@@ -252,7 +252,7 @@ pub static OPTIONS: &[EngineOption] = &[
     EngineOption {
         name: "UCI_Chess960",
         kind: Kind::Check,
-        default: Default::Bool(false),
+        default: DefaultValue::Bool(false),
         xboard_default: None,
         uci: Offer::Option,
         xboard: Offer::Command("variant fischerandom"),
@@ -264,7 +264,7 @@ pub static OPTIONS: &[EngineOption] = &[
     EngineOption {
         name: "Log File",
         kind: Kind::Text,
-        default: Default::Text("off"),
+        default: DefaultValue::Text("off"),
         xboard_default: None,
         uci: Offer::No,
         xboard: Offer::Option,
@@ -282,9 +282,9 @@ pub static OPTIONS: &[EngineOption] = &[
     EngineOption {
         name: "OwnBook",
         kind: Kind::Check,
-        default: Default::Bool(false),
+        default: DefaultValue::Bool(false),
         // A book file set in XBoard's dialog is a book meant to be used.
-        xboard_default: Some(Default::Bool(true)),
+        xboard_default: Some(DefaultValue::Bool(true)),
         uci: Offer::Option,
         xboard: Offer::Named("Book"),
         apply: |engine, value| {
@@ -295,7 +295,7 @@ pub static OPTIONS: &[EngineOption] = &[
     EngineOption {
         name: "Book File",
         kind: Kind::File,
-        default: Default::Text(""),
+        default: DefaultValue::Text(""),
         xboard_default: None,
         uci: Offer::Option,
         xboard: Offer::Option,
@@ -311,7 +311,7 @@ pub static OPTIONS: &[EngineOption] = &[
     EngineOption {
         name: "Clear Hash",
         kind: Kind::Button,
-        default: Default::None,
+        default: DefaultValue::None,
         xboard_default: None,
         uci: Offer::Option,
         xboard: Offer::No,
@@ -323,7 +323,7 @@ pub static OPTIONS: &[EngineOption] = &[
     EngineOption {
         name: "SyzygyPath",
         kind: Kind::Text,
-        default: Default::Text(""),
+        default: DefaultValue::Text(""),
         xboard_default: None,
         uci: Offer::Option,
         xboard: Offer::Command("egtpath syzygy"),
@@ -340,7 +340,7 @@ pub static OPTIONS: &[EngineOption] = &[
             max: MAX_SYZYGY_PROBE_DEPTH as i64,
             unit: "",
         },
-        default: Default::Int(DEFAULT_SYZYGY_PROBE_DEPTH as i64),
+        default: DefaultValue::Int(DEFAULT_SYZYGY_PROBE_DEPTH as i64),
         xboard_default: None,
         uci: Offer::Option,
         xboard: Offer::Option,
@@ -352,7 +352,7 @@ pub static OPTIONS: &[EngineOption] = &[
     EngineOption {
         name: "EvalFile",
         kind: Kind::File,
-        default: Default::Text(super::EMBEDDED_NET_NAME),
+        default: DefaultValue::Text(super::EMBEDDED_NET_NAME),
         xboard_default: None,
         uci: Offer::Option,
         xboard: Offer::Option,
@@ -361,7 +361,7 @@ pub static OPTIONS: &[EngineOption] = &[
     EngineOption {
         name: "UseNNUE",
         kind: Kind::Check,
-        default: Default::Bool(true),
+        default: DefaultValue::Bool(true),
         xboard_default: None,
         uci: Offer::Option,
         xboard: Offer::Option,
@@ -370,7 +370,7 @@ pub static OPTIONS: &[EngineOption] = &[
     EngineOption {
         name: "UCI_LimitStrength",
         kind: Kind::Check,
-        default: Default::Bool(false),
+        default: DefaultValue::Bool(false),
         xboard_default: None,
         uci: Offer::Option,
         xboard: Offer::Named("Limit Strength"),
@@ -386,7 +386,7 @@ pub static OPTIONS: &[EngineOption] = &[
             max: FULL_STRENGTH_ELO,
             unit: "",
         },
-        default: Default::Int(DEFAULT_ELO),
+        default: DefaultValue::Int(DEFAULT_ELO),
         xboard_default: None,
         uci: Offer::Option,
         xboard: Offer::Named("Elo"),
@@ -471,10 +471,10 @@ impl Engine {
             let default = option.default_in(protocol);
             if default != option.default {
                 let value = match default {
-                    Default::Int(n) => Value::Int(n),
-                    Default::Bool(on) => Value::Bool(on),
-                    Default::Text(text) => Value::Text(text.to_string()),
-                    Default::None => Value::Press,
+                    DefaultValue::Int(n) => Value::Int(n),
+                    DefaultValue::Bool(on) => Value::Bool(on),
+                    DefaultValue::Text(text) => Value::Text(text.to_string()),
+                    DefaultValue::None => Value::Press,
                 };
                 if let Err(e) = (option.apply)(self, value) {
                     log::warn!("the {protocol:?} default of {}: {e}", option.name);

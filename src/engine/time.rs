@@ -736,9 +736,10 @@ mod tests {
     }
 }
 
-/// Tests added for mutants (cargo-mutants) that the tests above let through.
+/// Each rule at its edges: a clock nearly gone, a short fixed time, the soft limit's steps
+/// with a stable best move and a falling score, a paced answer against the hard limit.
 #[cfg(test)]
-mod mutant_tests {
+mod edge_tests {
     use super::*;
 
     fn ms(n: u64) -> Duration {

@@ -38,7 +38,7 @@ pub fn run_session(
     if is_uci {
         uci::UciSession::new(io).run();
     } else {
-        xboard::Driver::with_io(io, crate::search::tt::DEFAULT_HASH_MB).run();
+        xboard::XboardSession::with_io(io, crate::search::tt::DEFAULT_HASH_MB).run();
     }
     Ok(())
 }
@@ -62,7 +62,7 @@ fn ignore_sigint() {
 
 #[cfg(test)]
 mod tests {
-    use crate::engine::options::{Default, EngineOption, Kind, Offer, Protocol, OPTIONS};
+    use crate::engine::options::{DefaultValue, EngineOption, Kind, Offer, Protocol, OPTIONS};
     use crate::engine::{Engine, Io};
 
     /// A row added to the table shows in both protocols' announcements, and both set it,
@@ -76,7 +76,7 @@ mod tests {
                 max: 9,
                 unit: "",
             },
-            default: Default::Int(4),
+            default: DefaultValue::Int(4),
             xboard_default: None,
             uci: Offer::Option,
             xboard: Offer::Option,

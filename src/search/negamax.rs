@@ -2,12 +2,13 @@
 //! cutoffs, the in-tree tablebase probe, pruning (reverse futility, null move, late-move
 //! and SEE pruning), singular extensions and late-move reductions; and what it learns at a
 //! cutoff (history, killers, countermoves) and from its scores (evaluation correction).
+//!
+//! Beside this file: `reductions` (the late-move reduction table and a move's reduction) and
+//! `learning` (what a cutoff and a finished node teach the histories, the correction and the
+//! table).
 
-use super::history::{self, PieceTo};
-use super::movepick::{
-    capture_of, is_quiet, piece_to, quiet_score, Context, MovePicker, Pick, ORDER_COUNTER,
-    ORDER_KILLER,
-};
+use super::history::PieceTo;
+use super::movepick::{is_quiet, piece_to, Context, MovePicker, Pick, ORDER_KILLER};
 use super::params;
 use super::score::{
     bound_cuts, bound_of, is_mate_score, score_from_tt, score_to_tt, MATE, MATE_BOUND, TB_WIN,
@@ -21,28 +22,10 @@ use crate::tablebase::Wdl;
 use std::ops::ControlFlow;
 use std::sync::atomic::Ordering::Relaxed;
 
-/// Late-move reductions, in plies, by depth and move number: grows with the log of both.
-pub(super) struct Reductions([[u8; 64]; 64]);
+mod learning;
+mod reductions;
 
-impl Reductions {
-    pub(super) fn new() -> Reductions {
-        let mut table = [[0u8; 64]; 64];
-        for (depth, row) in table.iter_mut().enumerate().skip(1) {
-            for (number, r) in row.iter_mut().enumerate().skip(1) {
-                let v = f64::from(params::lmr_base()) / 100.0
-                    + (depth as f64).ln() * (number as f64).ln()
-                        / (f64::from(params::lmr_divisor()) / 100.0);
-                *r = v.clamp(0.0, 63.0) as u8;
-            }
-        }
-        Reductions(table)
-    }
-
-    #[inline(always)]
-    fn get(&self, depth: i32, number: usize) -> i32 {
-        self.0[(depth as usize).min(63)][number.min(63)] as i32
-    }
-}
+pub(super) use reductions::Reductions;
 
 /// One node of the search: where it is, its window and its kind. `depth` and `alpha` move
 /// as the node learns (a tablebase bound, internal iterative reduction, a better move).
@@ -794,149 +777,6 @@ impl Worker {
             }
         }
         score
-    }
-
-    /// Late-move reduction: late moves are searched shallower first, and again at full
-    /// depth only if they look better than the best so far. The plies to take off: more
-    /// for later moves at greater depth, fewer for quiet moves the history likes.
-    #[inline(always)]
-    fn late_move_reduction(
-        &self,
-        pos: &Position,
-        node: &Node,
-        evals: &Evals,
-        this: &ThisMove,
-        new_depth: i32,
-        earlier: [Option<PieceTo>; 2],
-    ) -> i32 {
-        let mut reduction = 0;
-        let searched = this.searched_before;
-        if node.depth >= params::lmr_min_depth()
-            && !self.full_width
-            && searched > node.is_pv as usize
-            && (this.quiet || this.order < 0)
-            && !this.gives_check
-        {
-            reduction = self.reductions.get(node.depth, searched + 1);
-            if this.quiet {
-                // Looked up here, not for every move: pruned moves never need it.
-                let us = pos.side_to_move().index();
-                let history_score = quiet_score(pos, &self.history, us, this.mv, earlier);
-                reduction -= history_score / params::lmr_history_divisor();
-                if this.order >= ORDER_COUNTER {
-                    reduction -= 1;
-                }
-            }
-            reduction += !evals.improving as i32 + node.cut_node as i32;
-            reduction -= node.is_pv as i32;
-            reduction = reduction.clamp(0, new_depth - 1);
-        }
-        reduction
-    }
-
-    /// A searched move's score: a new best above alpha raises alpha and heads the PV; one
-    /// that reaches beta teaches the histories. True at that cutoff.
-    #[inline(always)]
-    fn record_score(
-        &mut self,
-        pos: &Position,
-        node: &mut Node,
-        moves: &mut MoveLoop,
-        mv: Move,
-        score: i32,
-    ) -> bool {
-        if score > moves.best_score {
-            moves.best_score = score;
-            if score > node.alpha {
-                moves.best_move = mv;
-                node.alpha = score;
-                if node.is_pv {
-                    self.update_pv(node.ply, mv);
-                }
-                if node.alpha >= node.beta {
-                    self.learn_cutoff(
-                        pos,
-                        node.ply,
-                        node.depth,
-                        mv,
-                        &moves.quiets_tried[..moves.quiet_count],
-                        &moves.noisy_tried[..moves.noisy_count],
-                    );
-                    return true;
-                }
-            }
-        }
-        false
-    }
-
-    /// What a finished node leaves: the correction history learns how far the static
-    /// evaluation was off, and the table keeps the score, bound and best move.
-    #[inline(always)]
-    fn learn_and_store(
-        &mut self,
-        pos: &Position,
-        node: &Node,
-        evals: &Evals,
-        best_score: i32,
-        best_move: Move,
-        bound: Bound,
-    ) {
-        // Only where the search's score says so: a quiet position (no capture found best),
-        // and a bound on the right side of the static evaluation.
-        if !node.in_check
-            && (best_move.is_none() || is_quiet(pos, best_move))
-            && best_score.abs() < TB_WIN_BOUND
-            && !(bound == Bound::Lower && best_score <= evals.static_eval)
-            && !(bound == Bound::Upper && best_score >= evals.static_eval)
-        {
-            self.correction
-                .update(pos, node.depth, evals.raw, best_score);
-        }
-        // A fail-low proves no move best: keep whatever move the table already has.
-        self.tt.store(
-            node.key,
-            best_move,
-            score_to_tt(best_score, node.ply),
-            node.depth,
-            bound,
-            evals.raw,
-        );
-    }
-
-    /// A move cut at `ply`: reward it, and punish the moves of its kind tried before it.
-    fn learn_cutoff(
-        &mut self,
-        pos: &Position,
-        ply: usize,
-        depth: i32,
-        mv: Move,
-        quiets: &[Move],
-        noisy: &[Move],
-    ) {
-        let bonus = history::bonus(depth);
-        let us = pos.side_to_move().index();
-        if is_quiet(pos, mv) {
-            let earlier = self.earlier_moves(ply);
-            self.history
-                .update_quiet(us, mv, piece_to(pos, mv), earlier, bonus);
-            for &q in quiets {
-                self.history
-                    .update_quiet(us, q, piece_to(pos, q), earlier, -bonus);
-            }
-            let frame = self.frame(ply);
-            if frame.killers[0] != mv {
-                frame.killers[1] = frame.killers[0];
-                frame.killers[0] = mv;
-            }
-            self.history.set_countermove(earlier[0], mv);
-        } else {
-            let (mover, victim) = capture_of(pos, mv);
-            self.history.update_capture(mover, mv.to(), victim, bonus);
-        }
-        for &n in noisy {
-            let (mover, victim) = capture_of(pos, n);
-            self.history.update_capture(mover, n.to(), victim, -bonus);
-        }
     }
 }
 

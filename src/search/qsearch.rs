@@ -14,6 +14,37 @@ use crate::chess::{Move, Position, Role};
 const DEPTH_QS_CHECKS: i32 = 0;
 const DEPTH_QS_NO_CHECKS: i32 = -1;
 
+/// What the quiescence search does with a noisy move when not in check.
+enum NoisyVerdict {
+    Search,
+    Skip,
+    /// This move and all after it (the picker's losing captures) are not worth a look.
+    StopHere,
+}
+
+/// Whether noisy move `mv` (with the picker's `order` score) is searched, against the
+/// stand-pat score and alpha.
+fn noisy_verdict(pos: &Position, mv: Move, order: i32, stand_pat: i32, alpha: i32) -> NoisyVerdict {
+    match mv.promotion_role() {
+        // Only queen promotions; under-promotions almost never matter here.
+        Some(role) if role != Role::Queen => return NoisyVerdict::Skip,
+        Some(_) => {}
+        // Delta pruning: even winning the piece outright would not reach alpha.
+        None => {
+            let victim = capture_of(pos, mv).1;
+            if stand_pat + SEE_VALUE[victim.index()] + params::delta_pruning_margin() <= alpha {
+                return NoisyVerdict::Skip;
+            }
+        }
+    }
+    // Losing captures are not worth a look (the picker gives them last).
+    if order < 0 {
+        NoisyVerdict::StopHere
+    } else {
+        NoisyVerdict::Search
+    }
+}
+
 impl Worker {
     /// The quiescence search: captures and queen promotions until the position is quiet,
     /// every evasion when in check, and at its first ply (`checks`) also the quiet moves
@@ -57,10 +88,10 @@ impl Worker {
         let mut raw_eval = NO_EVAL;
         let mut stand_pat = NO_EVAL;
         if !in_check {
-            raw_eval = match tt_hit {
-                Some(hit) if hit.eval != NO_EVAL => hit.eval,
-                _ => self.evaluator.evaluate(pos, ply),
-            };
+            raw_eval = tt_hit
+                .map(|hit| hit.eval)
+                .filter(|&eval| eval != NO_EVAL)
+                .unwrap_or_else(|| self.evaluator.evaluate(pos, ply));
             stand_pat = self.corrected(pos, raw_eval);
             if stand_pat >= beta {
                 return stand_pat;
@@ -69,18 +100,13 @@ impl Worker {
             best_score = stand_pat;
         }
         // In check every evasion is searched, so mates are seen; otherwise only noisy moves.
-        let earlier = self.earlier_moves(ply);
-        let mut picker = MovePicker::new(
-            pos,
-            &self.history,
-            Context {
-                tt_move,
-                killers: [Move::NONE; 2],
-                counter: Move::NONE,
-                earlier,
-            },
-            !in_check,
-        );
+        let context = Context {
+            tt_move,
+            killers: [Move::NONE; 2],
+            counter: Move::NONE,
+            earlier: self.earlier_moves(ply),
+        };
+        let mut picker = MovePicker::new(pos, &self.history, context, !in_check);
         let original_alpha = alpha;
         let mut best = QuiescenceBest {
             score: best_score,
@@ -91,22 +117,10 @@ impl Worker {
         while let Some(Pick { mv, score: order }) = picker.next(pos, &self.history) {
             legal += 1;
             if !in_check {
-                // Only queen promotions; under-promotions almost never matter here.
-                if mv.promotion_role().is_some_and(|r| r != Role::Queen) {
-                    continue;
-                }
-                // Delta pruning: even winning the piece outright would not reach alpha.
-                if mv.promotion_role().is_none() {
-                    let victim = capture_of(pos, mv).1;
-                    if stand_pat + SEE_VALUE[victim.index()] + params::delta_pruning_margin()
-                        <= best.alpha
-                    {
-                        continue;
-                    }
-                }
-                // Losing captures are not worth a look (the picker gives them last).
-                if order < 0 {
-                    break;
+                match noisy_verdict(pos, mv, order, stand_pat, best.alpha) {
+                    NoisyVerdict::Search => {}
+                    NoisyVerdict::Skip => continue,
+                    NoisyVerdict::StopHere => break,
                 }
             }
             if self.quiescence_move(pos, mv, beta, ply, &mut best, hook) {
@@ -114,15 +128,7 @@ impl Worker {
             }
         }
         if checks && !in_check && !self.stopped && best.alpha < beta {
-            let check_squares = pos.check_squares();
-            for mv in pos.quiet_moves().iter().copied() {
-                if pos.gives_check_with(&check_squares, mv)
-                    && see_ge(pos, mv, 0)
-                    && self.quiescence_move(pos, mv, beta, ply, &mut best, hook)
-                {
-                    break;
-                }
-            }
+            self.quiescence_checks(pos, beta, ply, &mut best, hook);
         }
         if self.stopped {
             return 0;
@@ -140,6 +146,27 @@ impl Worker {
             raw_eval,
         );
         best.score
+    }
+
+    /// At the first ply of the quiescence search, the quiet moves that give check without
+    /// losing material, until one cuts.
+    fn quiescence_checks(
+        &mut self,
+        pos: &Position,
+        beta: i32,
+        ply: usize,
+        best: &mut QuiescenceBest,
+        hook: &mut dyn SearchHook,
+    ) {
+        let check_squares = pos.check_squares();
+        for mv in pos.quiet_moves().iter().copied() {
+            if pos.gives_check_with(&check_squares, mv)
+                && see_ge(pos, mv, 0)
+                && self.quiescence_move(pos, mv, beta, ply, best, hook)
+            {
+                return;
+            }
+        }
     }
 
     /// Searches `mv` from the quiescence node `pos` and folds its score into `best`.

@@ -25,6 +25,13 @@ struct RootLine {
     pv: Vec<Move>,
 }
 
+/// Puts root move `i` first: the `proven` moves before it (each better than the moves after
+/// them) move down a place, the others keep their order from the last iteration.
+fn to_front(root_moves: &mut [(Move, i32)], proven: usize, i: usize) {
+    root_moves[proven..=i].rotate_right(1);
+    root_moves[..=proven].rotate_right(1);
+}
+
 impl Worker {
     /// Searches `root` by iterative deepening until the hook says stop or the depth cap.
     pub(super) fn search(
@@ -33,40 +40,12 @@ impl Worker {
         params: &SearchParams,
         hook: &mut dyn SearchHook,
     ) -> SearchResult {
-        self.nodes = 0;
-        self.stopped = false;
-        self.history.age();
-        self.frames.fill(Frame::default());
-        self.keys.clear();
-        self.keys.extend_from_slice(&params.history);
-        self.root_index = self.keys.len();
-        self.null_floor = 0;
-        self.evaluator.new_search();
-        self.evaluator.noise = params.eval_noise;
-        self.full_width = params.full_width;
-        // A tuning build's options may have changed the reductions' numbers.
-        #[cfg(feature = "tune")]
-        {
-            self.reductions = super::negamax::Reductions::new();
-        }
-
-        let mut root_moves: Vec<(Move, i32)> = root
-            .legal_moves()
-            .iter()
-            .filter(|m| !params.excluded.contains(m))
-            .map(|&m| (m, -INFINITE))
-            .collect();
+        self.start_search(params);
+        let mut root_moves = self.ordered_root_moves(root, params);
         let mut result = SearchResult::default();
         if root_moves.is_empty() {
             return result;
         }
-        // Start from the hash move if there is one, else the usual move order.
-        let tt_move = self
-            .tt
-            .probe(root.key())
-            .map(|h| h.mv)
-            .unwrap_or(Move::NONE);
-        root_moves.sort_by_key(|&(m, _)| -self.order_score(root, m, tt_move));
         result.best = Some(root_moves[0].0);
         result.pv = vec![root_moves[0].0];
 
@@ -95,10 +74,7 @@ impl Worker {
                 let best = root_moves[0].0;
                 result.best = Some(best);
                 result.score = score;
-                result.pv = self.pv[0][..self.pv_len[0]].to_vec();
-                if result.pv.first() != Some(&best) {
-                    result.pv = vec![best];
-                }
+                result.pv = self.root_pv(best);
                 if completed {
                     result.depth = depth;
                 }
@@ -107,57 +83,23 @@ impl Worker {
             if !completed || self.stopped {
                 break;
             }
-            let mut lines = vec![RootLine {
+            let first = RootLine {
                 score,
                 seldepth: self.seldepth.max(depth),
                 pv: result.pv.clone(),
-            }];
-            // MultiPV: line k is the best of the root moves the lines before it left.
-            for line in 2..=line_count {
-                let (score, completed) = self.aspiration(
-                    root,
-                    &mut root_moves,
-                    line,
-                    depth as i32,
-                    previous_scores[line - 1],
-                    hook,
-                );
-                if !completed || self.stopped {
-                    break;
-                }
-                let best = root_moves[line - 1].0;
-                let mut pv = self.pv[0][..self.pv_len[0]].to_vec();
-                if pv.first() != Some(&best) {
-                    pv = vec![best];
-                }
-                lines.push(RootLine {
-                    score,
-                    seldepth: self.seldepth.max(depth),
-                    pv,
-                });
-            }
+            };
+            let mut lines =
+                self.further_lines(first, root, &mut root_moves, depth, &previous_scores, hook);
             let iteration_finished = lines.len() == line_count;
             let score = if line_count > 1 {
                 self.order_lines(&mut lines, &mut root_moves, &mut result)
             } else {
                 score
             };
-            let mut finished = Vec::with_capacity(lines.len());
-            for (i, line) in lines.into_iter().enumerate() {
+            for (i, line) in lines.iter().enumerate() {
                 previous_scores[i] = line.score;
-                let info = SearchInfo {
-                    line: i + 1,
-                    depth,
-                    seldepth: line.seldepth,
-                    score: line.score,
-                    bound: Bound::Exact,
-                    nodes: self.nodes,
-                    tbhits: self.tb.hits(),
-                    pv: line.pv,
-                };
-                hook.report(&info);
-                finished.push(info);
             }
+            let finished = self.report_lines(lines, depth, hook);
             if iteration_finished {
                 result.lines = finished;
             }
@@ -175,20 +117,133 @@ impl Worker {
                 break;
             }
         }
-        result.ponder = result.pv.get(1).copied();
-        // A PV cut to its first move (a new best move found as time ran out) still has a
-        // likely reply in the table: ponder on that rather than on nothing.
-        if let (None, Some(best)) = (result.ponder, result.best) {
-            let after = root.after(best);
-            result.ponder = self
-                .tt
-                .probe(after.key())
-                .map(|hit| hit.mv)
-                .filter(|&mv| !mv.is_none() && after.is_legal(mv));
-        }
+        result.ponder = self.ponder_move(root, &result);
         result.nodes = self.nodes;
         result.tbhits = self.tb.hits();
         result
+    }
+
+    /// Readies the worker for a new search: counters, history age, the game's keys, the
+    /// evaluator and the search's own settings.
+    fn start_search(&mut self, params: &SearchParams) {
+        self.nodes = 0;
+        self.stopped = false;
+        self.history.age();
+        self.frames.fill(Frame::default());
+        self.keys.clear();
+        self.keys.extend_from_slice(&params.history);
+        self.root_index = self.keys.len();
+        self.null_floor = 0;
+        self.evaluator.new_search();
+        self.evaluator.noise = params.eval_noise;
+        self.full_width = params.full_width;
+        // A tuning build's options may have changed the reductions' numbers.
+        #[cfg(feature = "tune")]
+        {
+            self.reductions = super::negamax::Reductions::new();
+        }
+    }
+
+    /// The legal root moves less the excluded ones, the hash move first and the rest in the
+    /// usual move order, each with no score yet.
+    fn ordered_root_moves(&self, root: &Position, params: &SearchParams) -> Vec<(Move, i32)> {
+        let mut root_moves: Vec<(Move, i32)> = root
+            .legal_moves()
+            .iter()
+            .filter(|m| !params.excluded.contains(m))
+            .map(|&m| (m, -INFINITE))
+            .collect();
+        let tt_move = self
+            .tt
+            .probe(root.key())
+            .map(|h| h.mv)
+            .unwrap_or(Move::NONE);
+        root_moves.sort_by_key(|&(m, _)| -self.order_score(root, m, tt_move));
+        root_moves
+    }
+
+    /// The principal variation the last root search left, if it starts with `best`;
+    /// otherwise (a line cut short) `best` alone.
+    fn root_pv(&self, best: Move) -> Vec<Move> {
+        let pv = &self.pv[0][..self.pv_len[0]];
+        if pv.first() == Some(&best) {
+            pv.to_vec()
+        } else {
+            vec![best]
+        }
+    }
+
+    /// MultiPV: after the `first` line, line k is the best of the root moves the lines
+    /// before it left, up to `previous_scores.len()` lines or until the search stops.
+    fn further_lines(
+        &mut self,
+        first: RootLine,
+        root: &Position,
+        root_moves: &mut [(Move, i32)],
+        depth: u32,
+        previous_scores: &[i32],
+        hook: &mut dyn SearchHook,
+    ) -> Vec<RootLine> {
+        let mut lines = vec![first];
+        for line in 2..=previous_scores.len() {
+            let (score, completed) = self.aspiration(
+                root,
+                root_moves,
+                line,
+                depth as i32,
+                previous_scores[line - 1],
+                hook,
+            );
+            if !completed || self.stopped {
+                break;
+            }
+            lines.push(RootLine {
+                score,
+                seldepth: self.seldepth.max(depth),
+                pv: self.root_pv(root_moves[line - 1].0),
+            });
+        }
+        lines
+    }
+
+    /// Reports an iteration's finished lines to the hook, best first; returns them as
+    /// reported.
+    fn report_lines(
+        &self,
+        lines: Vec<RootLine>,
+        depth: u32,
+        hook: &mut dyn SearchHook,
+    ) -> Vec<SearchInfo> {
+        let mut finished = Vec::with_capacity(lines.len());
+        for (i, line) in lines.into_iter().enumerate() {
+            let info = SearchInfo {
+                line: i + 1,
+                depth,
+                seldepth: line.seldepth,
+                score: line.score,
+                bound: Bound::Exact,
+                nodes: self.nodes,
+                tbhits: self.tb.hits(),
+                pv: line.pv,
+            };
+            hook.report(&info);
+            finished.push(info);
+        }
+        finished
+    }
+
+    /// The move to ponder on: the PV's second move, or, for a PV cut to its first move (a
+    /// new best move found as time ran out), the likely reply the table still holds.
+    fn ponder_move(&self, root: &Position, result: &SearchResult) -> Option<Move> {
+        if let Some(&reply) = result.pv.get(1) {
+            return Some(reply);
+        }
+        let best = result.best?;
+        let after = root.after(best);
+        self.tt
+            .probe(after.key())
+            .map(|hit| hit.mv)
+            .filter(|&mv| !mv.is_none() && after.is_legal(mv))
     }
 
     /// MultiPV: sorts one iteration's lines best first (a later line's search can find more
@@ -278,16 +333,7 @@ impl Worker {
                 } else {
                     vec![root_moves[0].0]
                 };
-                hook.report(&SearchInfo {
-                    line,
-                    depth: depth as u32,
-                    seldepth: self.seldepth.max(depth as u32),
-                    score,
-                    bound,
-                    nodes: self.nodes,
-                    tbhits: self.tb.hits(),
-                    pv,
-                });
+                hook.report(&self.root_info(line, depth, score, bound, pv));
             }
             delta += delta / 2;
             if delta > 1_000 {
@@ -295,6 +341,46 @@ impl Worker {
                 beta = INFINITE;
             }
         }
+    }
+
+    /// Enters the root node: counted, its key on the game's line, its static evaluation.
+    fn enter_root(&mut self, root: &Position) {
+        self.pv_len[0] = 0;
+        self.nodes += 1;
+        self.keys.push(root.key());
+        self.evaluator.enter(0, root);
+        self.frame(0).static_eval = if root.in_check() {
+            NO_EVAL
+        } else {
+            self.evaluator.evaluate(root, 0)
+        };
+    }
+
+    /// A report of root line `line` at `depth`, with the search's counts as they stand.
+    fn root_info(
+        &self,
+        line: usize,
+        depth: i32,
+        score: i32,
+        bound: Bound,
+        pv: Vec<Move>,
+    ) -> SearchInfo {
+        SearchInfo {
+            line,
+            depth: depth as u32,
+            seldepth: self.seldepth.max(depth as u32),
+            score,
+            bound,
+            nodes: self.nodes,
+            tbhits: self.tb.hits(),
+            pv,
+        }
+    }
+
+    /// Tells the hook of a new best first line during an iteration (its PV as it stands).
+    fn report_new_best(&self, depth: i32, score: i32, bound: Bound, hook: &mut dyn SearchHook) {
+        let pv = self.pv[0][..self.pv_len[0]].to_vec();
+        hook.report(&self.root_info(1, depth, score, bound, pv));
     }
 
     /// One pass over the root moves of line `line` (from index `line - 1` on) in the window
@@ -318,17 +404,8 @@ impl Worker {
         let root_moves = &mut all_root_moves[line - 1..];
         let original_alpha = alpha;
         let mut best_score = -INFINITE;
-        self.pv_len[0] = 0;
-        self.nodes += 1;
-        self.keys.push(root.key());
-        self.evaluator.enter(0, root);
+        self.enter_root(root);
         let us = root.side_to_move();
-        let in_check = root.in_check();
-        self.frame(0).static_eval = if in_check {
-            NO_EVAL
-        } else {
-            self.evaluator.evaluate(root, 0)
-        };
         let mut completed = true;
         let mut proven = 0;
         for i in 0..root_moves.len() {
@@ -360,22 +437,12 @@ impl Worker {
                     if self.stopped {
                         // Proven better than the best so far, though not by how much: it
                         // is the move to play, and the GUI is told so (as a lower bound).
-                        root_moves[proven..=i].rotate_right(1);
-                        root_moves[..=proven].rotate_right(1);
+                        to_front(root_moves, proven, i);
                         self.pv[0][0] = mv;
                         self.pv_len[0] = 1;
                         best_score = zero_window.min(beta);
                         if line == 1 {
-                            hook.report(&SearchInfo {
-                                line,
-                                depth: depth as u32,
-                                seldepth: self.seldepth.max(depth as u32),
-                                score: best_score,
-                                bound: Bound::Lower,
-                                nodes: self.nodes,
-                                tbhits: self.tb.hits(),
-                                pv: vec![mv],
-                            });
+                            self.report_new_best(depth, best_score, Bound::Lower, hook);
                         }
                     }
                 }
@@ -389,8 +456,7 @@ impl Worker {
                 // Keep the best move first so an abort leaves it at the front; moves that
                 // failed low keep their order from the last iteration.
                 root_moves[i].1 = score;
-                root_moves[proven..=i].rotate_right(1);
-                root_moves[..=proven].rotate_right(1);
+                to_front(root_moves, proven, i);
                 proven += 1;
                 alpha = score;
                 self.update_pv(0, mv);
@@ -398,16 +464,7 @@ impl Worker {
                     break;
                 }
                 if i > 0 && depth > 1 && line == 1 {
-                    hook.report(&SearchInfo {
-                        line,
-                        depth: depth as u32,
-                        seldepth: self.seldepth.max(depth as u32),
-                        score,
-                        bound: Bound::Exact,
-                        nodes: self.nodes,
-                        tbhits: self.tb.hits(),
-                        pv: self.pv[0][..self.pv_len[0]].to_vec(),
-                    });
+                    self.report_new_best(depth, score, Bound::Exact, hook);
                 }
             }
         }

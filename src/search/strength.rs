@@ -21,25 +21,20 @@
 //! is never below `MIN_NODES`, enough for the limited search to mate with KQ or KR vs K.
 //!
 //! Each row's parameters were chosen by hand; its label is what `kestrel calibrate`
-//! measured it at (the README's table holds the measurements), and the tool prints the
+//! measured it at (docs/measurements.md holds the measurements), and the tool prints the
 //! labels anew whenever it is rerun. `LEVELS` is the one place these numbers live.
 
 use super::{is_mate_score, SearchInfo, SearchParams, SearchResult};
 use crate::rng::Rng;
 
-/// The lowest setting: what the weakest row measured (1182 ± 78 at 2+0.02 against Stockfish
-/// at 1350). A weaker row would need fewer than `MIN_NODES`, which fails the KR vs K mates.
+/// The lowest setting: what the weakest row measured (docs/measurements.md). A weaker row
+/// would need fewer than `MIN_NODES`, which fails the KR vs K mates.
 pub const MIN_ELO: i64 = 1180;
 /// The setting that is full strength, and the highest: Kestrel's own strength on the scale
-/// the settings use (Stockfish 15.1's `UCI_Elo` at 5+0.05), read against the Stockfish level
-/// it scores evenly against: full Kestrel (net kestrel-4) measured 2350 ± 45 against
-/// Stockfish at 2350 (49-52-49 in 150 games at 5+0.05). With kestrel-2 it measured 2258 ± 50
-/// against 2200; against stronger levels it read higher (2457 at 2600, 2635 at 2850):
-/// Stockfish's limited levels run strong at fast controls and are not transitive with
-/// Kestrel, so the even-score reading is the one used. A setting this high plays without any
-/// limit. The calibration remeasures it whenever the engine's strength changes. The rows
-/// below keep their kestrel-2 labels until they are remeasured: with kestrel-4 the 1800
-/// setting measured 1669 ± 72 (1774 ± 47 with kestrel-2).
+/// the settings use (Stockfish 15.1's `UCI_Elo` at 5+0.05), read as the Stockfish level it
+/// scores evenly against. A setting this high plays without any limit. `kestrel calibrate`
+/// remeasures it whenever the engine's strength changes; the measurements behind it are in
+/// docs/measurements.md.
 pub const FULL_STRENGTH_ELO: i64 = 2350;
 /// The setting before any is chosen (the limit itself is off by default).
 pub const DEFAULT_ELO: i64 = 1500;

@@ -12,7 +12,7 @@
 //! best move not a capture or promotion, no mate score, and not the first few searched
 //! plies. Each is written as `FEN | score | result`, the search score in centipawns and the
 //! result (`1.0`, `0.5`, `0.0`), both from White's view; or, in the bullet format, as a
-//! 32-byte record (`tools::data`) of the same, from the side to move's view.
+//! 32-byte record (`tools::training_data`) of the same, from the side to move's view.
 //!
 //! Game `i` depends only on the seed and `i` (its own random stream, a cleared searcher, one
 //! search thread), and games are written in index order whatever thread played them: the
@@ -27,7 +27,7 @@ use crate::game::{Game, GameResult};
 use crate::rng::Rng;
 use crate::search::movepick::is_quiet;
 use crate::search::{is_mate_score, FixedLimits, SearchParams, Searcher};
-use crate::tools::data::{DataFormat, PackedPosition};
+use crate::tools::training_data::{DataFormat, PackedPosition};
 use std::collections::{BTreeMap, HashSet};
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};

@@ -5,7 +5,7 @@
 //! * `bench`: the fixed search whose node count is the search's signature (`kestrel bench`).
 //! * `epd`: EPD test suites, read and run (`kestrel epd`).
 //! * `datagen`: self-play games written as training data (`kestrel datagen`).
-//! * `data`: the 32-byte binary training record (bullet's layout) and text lines packed into it.
+//! * `training_data`: the 32-byte binary training record (bullet's layout) and text lines packed into it.
 //! * `train`: the NNUE trainer: a perspective net on those records, written as net files
 //!   (`kestrel train`).
 //! * `tune`: the Texel-style tuner of the evaluation weights (`kestrel tune`).
@@ -19,19 +19,18 @@
 //!   tuning builds (`kestrel spsa`).
 //! * `uci_client`: a small UCI client for engines run as child processes (`calibrate`'s
 //!   and `spsa`'s players).
-//! * `hashperft`: perft with a shared table of counts and threads (`kestrel perft --hash`).
-//! * `perft`: the perft runner and its report, for `kestrel perft` and the session's
-//!   `perft`/`divide` commands.
+//! * `perft`: perft in one place: the plain count, the count with a shared table and
+//!   threads (`hashed`, `kestrel perft --hash`), and the runner and its report, for
+//!   `kestrel perft` and the session's `perft`/`divide` commands.
 
 pub mod bench;
 pub mod calibrate;
-pub mod data;
 pub mod datagen;
 pub mod epd;
-pub mod hashperft;
 pub mod mates;
 pub mod perft;
 pub mod spsa;
 pub mod train;
+pub mod training_data;
 pub mod tune;
 pub mod uci_client;

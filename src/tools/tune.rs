@@ -98,7 +98,7 @@ fn parse_line(line: &str) -> Result<Option<(Position, i32, f64)>, String> {
     if line.is_empty() || line.starts_with('#') {
         return Ok(None);
     }
-    let (pos, score, result) = super::data::split_line(line)?;
+    let (pos, score, result) = super::training_data::split_line(line)?;
     let result = match result {
         "1-0" => 1.0,
         "0-1" => 0.0,

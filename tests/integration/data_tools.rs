@@ -4,7 +4,7 @@
 use crate::common::{self, *};
 
 use common::ScratchDir;
-use kestrel::tools::data::PackedPosition;
+use kestrel::tools::training_data::PackedPosition;
 use std::path::PathBuf;
 use std::process::Command;
 

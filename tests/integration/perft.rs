@@ -1,11 +1,12 @@
 //! perft against published counts: the classic perft suite, Chess960 in Shredder-FEN and
 //! X-FEN, and Marcel van Kervinck's random positions. Also FEN round trips on all of them.
 //! Run with `cargo test --release`; the work is spread over the available cores. The hashed,
-//! threaded perft (`kestrel::tools::hashperft`) is checked on the same counts with small
+//! threaded perft (`kestrel::tools::perft::hashed`) is checked on the same counts with small
 //! tables, so that entries are replaced all the time.
 
-use kestrel::chess::{perft::perft, Position};
-use kestrel::tools::hashperft::{self, PerftTable};
+use kestrel::chess::Position;
+use kestrel::tools::perft::hashed::{self, PerftTable};
+use kestrel::tools::perft::perft;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -153,7 +154,7 @@ fn hashed(buckets: usize) -> impl Fn(&Position, u32) -> u64 + Sync {
             let table = table.get_or_insert_with(|| PerftTable::with_buckets(buckets));
             assert_eq!(table.bytes(), buckets * 64);
             table.clear();
-            hashperft::perft(pos, depth, Some(table), 2).nodes
+            hashed::perft(pos, depth, Some(table), 2).nodes
         })
     }
 }

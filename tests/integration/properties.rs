@@ -7,7 +7,7 @@
 use crossbeam_channel::unbounded;
 use kestrel::chess::{Position, STARTPOS_FEN};
 use kestrel::game::Game;
-use kestrel::protocol::xboard::Driver;
+use kestrel::protocol::xboard::XboardSession;
 use proptest::prelude::*;
 use std::io::Write;
 use std::sync::mpsc;
@@ -149,7 +149,7 @@ proptest! {
         let (tx, rx) = unbounded();
         let (out_tx, out_rx) = mpsc::channel();
         let driver = std::thread::spawn(move || {
-            Driver::new(rx, Box::new(LineSender { buf: Vec::new(), tx: out_tx })).run();
+            XboardSession::new(rx, Box::new(LineSender { buf: Vec::new(), tx: out_tx })).run();
         });
         let mut ping = 0;
         // Sends `lines`, then a ping, and returns everything before the pong.

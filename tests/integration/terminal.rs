@@ -445,7 +445,10 @@ fn command_line_help_version_and_errors() {
     let out = kestrel().arg("--version").output().unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("kestrel "));
     let out = kestrel().args(["perft", "--help"]).output().unwrap();
-    assert!(String::from_utf8_lossy(&out.stdout).contains("--divide"));
+    let perft_help = String::from_utf8_lossy(&out.stdout);
+    assert!(perft_help.contains("--divide"));
+    // The transcript is the protocol session's: a tool neither offers nor takes it.
+    assert!(!perft_help.contains("--log"), "{perft_help}");
     // Bad arguments: clap's error on stderr and a non-zero exit.
     for args in [
         &["perft"][..],
@@ -453,6 +456,8 @@ fn command_line_help_version_and_errors() {
         &["perft", "0"],
         &["frob"],
         &["bench", "-z"],
+        &["perft", "1", "--log", "transcript.txt"],
+        &["--log", "transcript.txt", "perft", "1"],
     ] {
         let out = kestrel().args(args).output().unwrap();
         assert!(!out.status.success(), "{args:?} succeeded");

@@ -1,7 +1,7 @@
 //! The UCI language: parsing command lines and formatting replies. No state.
 
 use crate::chess::Color;
-use crate::engine::options::{Default, EngineOption, Kind, Protocol};
+use crate::engine::options::{DefaultValue, EngineOption, Kind, Protocol};
 use std::time::Duration;
 
 /// One UCI command, with its arguments checked.
@@ -335,15 +335,17 @@ pub fn option_line(option: &EngineOption) -> Option<String> {
     let name = option.name_in(Protocol::Uci)?;
     let default = option.default_in(Protocol::Uci);
     Some(match (option.kind, default) {
-        (Kind::Spin { min, max, .. }, Default::Int(d)) => {
+        (Kind::Spin { min, max, .. }, DefaultValue::Int(d)) => {
             format!("option name {name} type spin default {d} min {min} max {max}")
         }
-        (Kind::Check, Default::Bool(on)) => format!("option name {name} type check default {on}"),
+        (Kind::Check, DefaultValue::Bool(on)) => {
+            format!("option name {name} type check default {on}")
+        }
         // UCI has no way to write an empty default but a placeholder.
-        (Kind::Text | Kind::File, Default::Text("")) => {
+        (Kind::Text | Kind::File, DefaultValue::Text("")) => {
             format!("option name {name} type string default <empty>")
         }
-        (Kind::Text | Kind::File, Default::Text(d)) => {
+        (Kind::Text | Kind::File, DefaultValue::Text(d)) => {
             format!("option name {name} type string default {d}")
         }
         (Kind::Button, _) => format!("option name {name} type button"),

@@ -181,39 +181,9 @@ impl UciSession {
             return;
         }
         let legal = pos.legal_moves();
-        let mut excluded = Vec::new();
-        let mut refused_parts = !go.problems.is_empty();
-        let us = pos.side_to_move();
-        let (ours, theirs) = match us {
-            Color::White => (go.wtime, go.btime),
-            Color::Black => (go.btime, go.wtime),
-        };
-        if ours.is_none() && theirs.is_some() && go.is_unbounded(us) {
-            front.error(&format!(
-                "go gives a clock for {:?} only, not for {us:?}, the side to move",
-                !us
-            ));
-            refused_parts = true;
-        }
-        if !go.searchmoves.is_empty() {
-            let mut allowed = Vec::new();
-            for text in &go.searchmoves {
-                match pos.parse_coordinate(text) {
-                    Ok(m) => allowed.push(m),
-                    Err(e) => {
-                        front.error(&format!("searchmoves: {text}: {e}; ignored"));
-                        refused_parts = true;
-                    }
-                }
-            }
-            if !allowed.is_empty() {
-                excluded = legal
-                    .iter()
-                    .copied()
-                    .filter(|m| !allowed.contains(m))
-                    .collect();
-            }
-        }
+        let clock_refused = front.check_clock_side(&go, pos.side_to_move());
+        let (excluded, moves_refused) = front.excluded_moves(&go, &pos);
+        let refused_parts = !go.problems.is_empty() || clock_refused || moves_refused;
         if refused_parts && go.is_unbounded(pos.side_to_move()) {
             go.movetime = Some(FALLBACK_MOVETIME);
             front.engine.send(&format!(
@@ -272,8 +242,59 @@ impl UciSession {
             front.engine.send(&format!("info depth 0 score {score}"));
         }
         front.finish(&mut search);
-        let Some(best) = best.or_else(|| legal.iter().copied().next()) else {
-            front.engine.send("bestmove 0000");
+        front.send_bestmove(&pos, best.or_else(|| legal.iter().copied().next()), ponder);
+    }
+}
+
+impl UciFront {
+    /// A `go` with a clock for the other side only (and no other limit) is an error: says
+    /// so and returns true.
+    fn check_clock_side(&mut self, go: &GoParams, us: Color) -> bool {
+        let (ours, theirs) = match us {
+            Color::White => (go.wtime, go.btime),
+            Color::Black => (go.btime, go.wtime),
+        };
+        if ours.is_none() && theirs.is_some() && go.is_unbounded(us) {
+            self.error(&format!(
+                "go gives a clock for {:?} only, not for {us:?}, the side to move",
+                !us
+            ));
+            return true;
+        }
+        false
+    }
+
+    /// The root moves `searchmoves` leaves out (none if it names no legal move), and
+    /// whether any of its words was refused (each is reported).
+    fn excluded_moves(&mut self, go: &GoParams, pos: &Position) -> (Vec<Move>, bool) {
+        let mut refused = false;
+        let mut allowed = Vec::new();
+        for text in &go.searchmoves {
+            match pos.parse_coordinate(text) {
+                Ok(m) => allowed.push(m),
+                Err(e) => {
+                    self.error(&format!("searchmoves: {text}: {e}; ignored"));
+                    refused = true;
+                }
+            }
+        }
+        if allowed.is_empty() {
+            return (Vec::new(), refused);
+        }
+        let excluded = pos
+            .legal_moves()
+            .iter()
+            .copied()
+            .filter(|m| !allowed.contains(m))
+            .collect();
+        (excluded, refused)
+    }
+
+    /// `bestmove` (with `ponder` when the reply is legal after it), or `bestmove 0000`
+    /// when there is no move.
+    fn send_bestmove(&mut self, pos: &Position, best: Option<Move>, ponder: Option<Move>) {
+        let Some(best) = best else {
+            self.engine.send("bestmove 0000");
             return;
         };
         let after = pos.after(best);
@@ -281,11 +302,9 @@ impl UciSession {
         if let Some(reply) = ponder.filter(|&m| after.is_legal(m)) {
             line.push_str(&format!(" ponder {}", after.coordinate(reply)));
         }
-        front.engine.send(&line);
+        self.engine.send(&line);
     }
-}
 
-impl UciFront {
     fn error(&mut self, what: &str) {
         self.engine.send(&format!("info string error: {what}"));
     }

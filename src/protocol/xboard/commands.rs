@@ -1,7 +1,7 @@
 //! The xboard (CECP v2) language: parsing command lines and formatting replies. No state.
 
 use crate::chess::{Role, Square};
-use crate::engine::options::{Default, EngineOption, Kind, Protocol};
+use crate::engine::options::{DefaultValue, EngineOption, Kind, Protocol};
 use std::time::Duration;
 
 /// One command from the GUI (or a person), with its arguments checked.
@@ -471,10 +471,10 @@ pub fn feature_option(option: &EngineOption) -> Option<String> {
     let name = option.name_in(Protocol::Xboard)?;
     let default = option.default_in(Protocol::Xboard);
     let control = match (option.kind, default) {
-        (Kind::Spin { min, max, .. }, Default::Int(d)) => format!("-spin {d} {min} {max}"),
-        (Kind::Check, Default::Bool(on)) => format!("-check {}", u8::from(on)),
-        (Kind::Text, Default::Text(d)) => format!("-string {d}"),
-        (Kind::File, Default::Text(d)) => format!("-file {d}"),
+        (Kind::Spin { min, max, .. }, DefaultValue::Int(d)) => format!("-spin {d} {min} {max}"),
+        (Kind::Check, DefaultValue::Bool(on)) => format!("-check {}", u8::from(on)),
+        (Kind::Text, DefaultValue::Text(d)) => format!("-string {d}"),
+        (Kind::File, DefaultValue::Text(d)) => format!("-file {d}"),
         (Kind::Button, _) => "-button".to_string(),
         (kind, default) => unreachable!("{name}: a {kind:?} option with default {default:?}"),
     };

@@ -7,4 +7,4 @@ pub mod commands;
 mod session;
 pub mod terminal;
 
-pub use session::Driver;
+pub use session::XboardSession;

@@ -6,21 +6,31 @@
 //! Where things happen:
 //! * `ping` is answered in `Session::handle_harmless` (at once when idle, pondering or
 //!   analysing; queued behind the move while thinking on our own move).
-//! * Time limits are set in `Driver::think` (from `Engine::limits`) and on a ponder hit in
-//!   `Session::on_search_input`.
+//! * Time limits are set in `XboardSession::think` (from `Engine::limits`) and on a ponder
+//!   hit in `Session::on_search_input`.
 //! * A move is made in `Session::play_engine_move` (ours) and `Session::user_move` (theirs).
+//!
+//! Beside this file: `search_front` (the search hook: input while thinking, pondering or
+//! analysing, the thinking output), `edit` (legacy edit mode) and `settings` (`option`, `elo`,
+//! `exclude`/`include`).
+
+mod edit;
+mod search_front;
+mod settings;
+
+use edit::EditBoard;
 
 use super::commands::{
-    feature_options, parse_edit_line, thinking_line, Command, CommandError, EditCommand, EditLine,
+    feature_options, parse_edit_line, thinking_line, Command, CommandError, EditLine,
 };
 use super::terminal;
-use crate::chess::{Color, Move, Piece, Position, Square, STARTPOS_FEN};
-use crate::engine::options::{OptionError, Protocol, OPTIONS};
+use crate::chess::{Color, Move, Position};
+use crate::engine::options::{Protocol, OPTIONS};
 use crate::engine::time::{Clock, TimeControl, TimeLimits};
 use crate::engine::{
-    line_problem, pv_text, run_search, Abort, Engine, Front, Io, Mode, Search, ENGINE_NAME,
+    line_problem, pv_text, run_search, Abort, Engine, Io, Mode, Search, ENGINE_NAME,
 };
-use crate::search::{Bound, SearchInfo, SearchParams, SearchResult};
+use crate::search::{SearchParams, SearchResult};
 use crossbeam_channel::Receiver;
 use std::io::Write;
 use std::time::Duration;
@@ -53,14 +63,15 @@ struct Session {
     edit: Option<EditBoard>,
 }
 
-/// The protocol driver.
-pub struct Driver {
+/// An xboard session: the loop that reads commands and drives the engine (as
+/// `uci::UciSession` is UCI's).
+pub struct XboardSession {
     session: Session,
 }
 
-impl Driver {
-    pub fn new(rx: Receiver<String>, out: Box<dyn Write + Send>) -> Driver {
-        Driver::with_hash_mb(rx, out, crate::search::tt::DEFAULT_HASH_MB)
+impl XboardSession {
+    pub fn new(rx: Receiver<String>, out: Box<dyn Write + Send>) -> XboardSession {
+        XboardSession::with_hash_mb(rx, out, crate::search::tt::DEFAULT_HASH_MB)
     }
 
     /// A driver whose hash table starts at `hash_mb` MB instead of the default (the fuzzer
@@ -69,16 +80,16 @@ impl Driver {
         rx: Receiver<String>,
         out: Box<dyn Write + Send>,
         hash_mb: usize,
-    ) -> Driver {
-        Driver::with_io(Io::new(rx, out), hash_mb)
+    ) -> XboardSession {
+        XboardSession::with_io(Io::new(rx, out), hash_mb)
     }
 
     /// A driver on a session whose input and output are already open (the first line may
     /// be queued in `io.pending`).
-    pub fn with_io(io: Io, hash_mb: usize) -> Driver {
+    pub fn with_io(io: Io, hash_mb: usize) -> XboardSession {
         let mut engine = Engine::new(io, hash_mb);
         engine.take_defaults_of(Protocol::Xboard);
-        Driver {
+        XboardSession {
             session: Session {
                 engine,
                 engine_color: Some(Color::Black),
@@ -741,265 +752,5 @@ impl Session {
                 }
             }
         }
-    }
-
-    /// `option NAME=VALUE`, through the engine's option table.
-    fn set_option(&mut self, name: &str, value: Option<&str>) {
-        let command = match value {
-            Some(v) => format!("option {name}={v}"),
-            None => format!("option {name}"),
-        };
-        match self.engine.set_option(Protocol::Xboard, name, value) {
-            Ok(lines) => {
-                for line in lines {
-                    self.send(&format!("# {line}"));
-                }
-            }
-            Err(OptionError::Unknown) => self.send(&format!("Error (unknown option): {name}")),
-            Err(OptionError::BadValue(why)) => self.send(&format!("Error ({why}): {command}")),
-            // The value was right but could not be used (a file that does not open): the
-            // person who chose it in the dialog should see why.
-            Err(OptionError::Refused(why)) => self.send(&format!("tellusererror {why}")),
-        }
-    }
-
-    /// `elo N` (the options `Elo` and `Limit Strength` at once), `elo off`, or `elo`: the
-    /// setting, shown.
-    fn set_elo(&mut self, setting: &str) {
-        match setting.trim() {
-            "" => {}
-            "off" => self.engine.limit_strength = false,
-            elo => match self.engine.set_option(Protocol::Xboard, "Elo", Some(elo)) {
-                Ok(_) => self.engine.limit_strength = true,
-                Err(OptionError::BadValue(why) | OptionError::Refused(why)) => {
-                    self.send(&format!("Error ({why}): elo {elo}"));
-                    return;
-                }
-                Err(OptionError::Unknown) => unreachable!("Elo is in the option table"),
-            },
-        }
-        let line = match self.engine.strength() {
-            Some(s) => format!(
-                "# Elo {}: {} nodes a move, choosing among {} lines at {:.0} cp",
-                s.elo, s.nodes, s.candidates, s.temperature
-            ),
-            None if self.engine.limit_strength => {
-                format!("# Elo {}: full strength", self.engine.elo)
-            }
-            None => "# full strength (elo off)".to_string(),
-        };
-        self.send(&line);
-    }
-
-    fn exclude(&mut self, what: &str, exclude: bool) {
-        let pos = *self.engine.game.position();
-        if what == "all" {
-            self.excluded = if exclude {
-                pos.legal_moves().to_vec()
-            } else {
-                Vec::new()
-            };
-            return;
-        }
-        match pos.parse_move(what) {
-            Ok(m) => {
-                self.excluded.retain(|&e| e != m);
-                if exclude {
-                    self.excluded.push(m);
-                }
-            }
-            Err(e) => self.send(&format!("Illegal move ({e}): {what}")),
-        }
-    }
-
-    /// A command of legacy `edit` mode.
-    fn edit_command(&mut self, command: EditCommand) {
-        let Some(edit) = self.edit.as_mut() else {
-            return;
-        };
-        match command {
-            EditCommand::Done => {
-                let edit = self.edit.take().unwrap();
-                let fen = edit.to_fen(self.engine.game.position().side_to_move());
-                self.set_board(&fen);
-            }
-            EditCommand::Clear => edit.pieces = [None; 64],
-            EditCommand::SwitchColor => edit.color = !edit.color,
-            EditCommand::Place(sq, role) => {
-                edit.pieces[sq.index()] = role.map(|role| Piece::new(edit.color, role))
-            }
-        }
-    }
-
-    /// Leaves edit mode because `word` came, a command that is no edit command: says so
-    /// in a comment line (XBoard ignores `#` lines from an engine that declared `debug=1`,
-    /// cutechess-cli ignores lines it does not know), then applies the board as `.` would.
-    /// An untouched board is not applied: that would only drop the game's moves.
-    fn end_edit_mode_for(&mut self, word: &str) {
-        let Some(edit) = self.edit.take() else {
-            return;
-        };
-        let pos = *self.engine.game.position();
-        let untouched = Square::all().all(|sq| edit.pieces[sq.index()] == pos.piece_on(sq));
-        let fen = edit.to_fen(pos.side_to_move());
-        let outcome = if untouched {
-            "the board was not edited, the game goes on"
-        } else if Position::from_fen(&fen).is_ok() {
-            "the board set up so far is applied as with '.'"
-        } else {
-            "the board set up so far is no legal position, the old one stays"
-        };
-        self.send(&format!(
-            "# edit mode ended by '{word}', which is not an edit command; {outcome}"
-        ));
-        if !untouched {
-            // Reports an illegal set-up and keeps the old position, as `.` does.
-            self.set_board(&fen);
-        }
-    }
-}
-
-/// The board being set up in legacy `edit` mode.
-struct EditBoard {
-    pieces: [Option<Piece>; 64],
-    color: Color,
-}
-
-impl EditBoard {
-    fn from_position(pos: &Position) -> EditBoard {
-        let mut pieces = [None; 64];
-        for sq in Square::all() {
-            pieces[sq.index()] = pos.piece_on(sq);
-        }
-        EditBoard {
-            pieces,
-            color: Color::White,
-        }
-    }
-
-    /// FEN with every castling right the placement allows (the parser drops the rest).
-    fn to_fen(&self, side: Color) -> String {
-        let fen = crate::chess::fen::placement(|sq| self.pieces[sq.index()]);
-        let start = Position::from_fen(STARTPOS_FEN).unwrap();
-        let home = |sq: Square| self.pieces[sq.index()] == start.piece_on(sq);
-        let mut castling = String::new();
-        for (king, rook, letter) in [
-            (Square::E1, Square::H1, 'K'),
-            (Square::E1, Square::A1, 'Q'),
-            (Square::E8, Square::H8, 'k'),
-            (Square::E8, Square::A8, 'q'),
-        ] {
-            if home(king) && home(rook) {
-                castling.push(letter);
-            }
-        }
-        if castling.is_empty() {
-            castling.push('-');
-        }
-        format!("{fen} {} {castling} - 0 1", side.fen_char())
-    }
-}
-
-/// The xboard side of the shared search hook: answers what can be answered at once,
-/// queues the rest, and recognises the ponder hit.
-impl Front for Session {
-    fn engine(&mut self) -> &mut Engine {
-        &mut self.engine
-    }
-
-    /// One line that arrived during the search.
-    fn on_search_input(&mut self, search: &mut Search, line: String) {
-        let parsed = if invalid_line(&line).is_some() {
-            Err(CommandError::Unknown(String::new()))
-        } else {
-            Command::parse(&line)
-        };
-        match search.mode {
-            Mode::Think => match parsed {
-                Ok(Command::MoveNow) => search.stop(Abort::MoveNow),
-                // Errors and harmless commands wait their turn behind the move.
-                Err(_) => self.engine.io.pending.push_back(line),
-                Ok(cmd) if cmd.is_harmless_during_search() => {
-                    self.engine.io.pending.push_back(line)
-                }
-                Ok(_) => {
-                    self.engine.io.pending.push_back(line);
-                    search.stop(Abort::Command);
-                }
-            },
-            Mode::Ponder { expected } => match parsed {
-                Ok(Command::Move(text))
-                    if expected.is_some()
-                        && self.engine.game.position().parse_move(&text).ok() == expected =>
-                {
-                    // The hit move is not in the game yet: count it.
-                    let moves_made = (self.engine.game.moves().len() as u32).div_ceil(2);
-                    search.on_ponder_hit(self.limits(moves_made));
-                }
-                Ok(Command::MoveNow) | Ok(Command::Stat) => {}
-                Ok(cmd) if cmd.is_harmless_during_search() => self.handle_harmless(cmd),
-                Err(e) if invalid_line(&line).is_none() => self.send_error(&e),
-                _ => {
-                    self.engine.io.pending.push_back(line);
-                    search.stop(Abort::Command);
-                }
-            },
-            Mode::Analyze => match parsed {
-                Ok(Command::Stat) => self.send_stat(search),
-                Ok(Command::MoveNow) => {}
-                Ok(cmd) if cmd.is_harmless_during_search() => self.handle_harmless(cmd),
-                Err(e) if invalid_line(&line).is_none() => self.send_error(&e),
-                _ => {
-                    self.engine.io.pending.push_back(line);
-                    search.stop(Abort::Command);
-                }
-            },
-        }
-    }
-
-    fn on_report(&mut self, search: &Search, info: &SearchInfo) {
-        if self.post || search.mode == Mode::Analyze {
-            let mut pv = self.pv_text(&search.root, &info.pv);
-            // A fail high or low shows as `!` or `?` after the move (the score is a bound),
-            // a word of its own: clients that read the PV move by move (python-chess) stop
-            // there and keep the move, where `Nf3!` would leave them no PV at all.
-            let mark = match info.bound {
-                Bound::Lower => " !",
-                Bound::Upper => " ?",
-                _ => "",
-            };
-            if !mark.is_empty() {
-                let end = pv.find(' ').unwrap_or(pv.len());
-                pv.insert_str(end, mark);
-            }
-            let line = thinking_line(
-                info.depth,
-                info.score,
-                search.clock.elapsed(info.nodes),
-                info.nodes,
-                info.seldepth,
-                info.tbhits,
-                &pv,
-            );
-            self.send(&line);
-        }
-    }
-}
-
-impl Session {
-    /// `.` in analysis: `stat01: time nodes depth moves-left total-moves current-move`.
-    fn send_stat(&mut self, search: &Search) {
-        let cs = search.clock.elapsed(search.nodes).as_millis() / 10;
-        let left = search.root_count.saturating_sub(search.root_index + 1);
-        let name = if search.root_move.is_none() {
-            String::new()
-        } else {
-            format!(" {}", self.move_text(&search.root, search.root_move))
-        };
-        let line = format!(
-            "stat01: {cs} {} {} {left} {}{name}",
-            search.nodes, search.depth, search.root_count
-        );
-        self.send(&line);
     }
 }

@@ -75,6 +75,15 @@ pub(super) struct Played {
     pub(super) losses: Vec<i32>,
 }
 
+impl Played {
+    /// The game is lost by `color` (seat `side`) for `fault`.
+    fn forfeit(&mut self, color: Color, side: usize, fault: Fault, reason: String) {
+        self.result = win_against(color);
+        self.reason = reason;
+        self.fault = Some((side, fault));
+    }
+}
+
 /// A side's seat at the board: its process, started when needed and dropped after a fault
 /// so the next game starts a fresh one.
 pub(super) struct Seat<'a> {
@@ -168,29 +177,35 @@ pub(super) fn play_game(
         fault: None,
         losses: Vec::new(),
     };
-    let forfeit = |played: &mut Played, color: Color, fault: Fault, reason: String| {
-        played.result = win_against(color);
-        played.reason = reason;
-        played.fault = Some((side_of(color), fault));
-    };
     for color in [kestrel, !kestrel] {
         match seats[side_of(color)].new_game() {
             Ok(()) => {}
             Err(SeatError::Fatal(e)) => return Err(e),
             Err(SeatError::Fault) => {
                 let reason = format!("{} did not start the game", colour_name(color));
-                forfeit(&mut played, color, Fault::CrashOrNoReply, reason);
+                played.forfeit(color, side_of(color), Fault::CrashOrNoReply, reason);
                 return Ok(played);
             }
         }
     }
+    play_moves(seats, &mut played, config, side_of);
+    Ok(played)
+}
 
+/// The game's moves, from `played.start` until it ends: by the rules, the ply limit, or a
+/// side's fault.
+fn play_moves(
+    seats: &mut [Seat; 2],
+    played: &mut Played,
+    config: &Config,
+    side_of: impl Fn(Color) -> usize,
+) {
     let tc = config.time_control;
     let mut clocks = [tc.base; 2];
     let clock = |c: Color| if c == Color::White { 0 } else { 1 };
     let inc = millis(tc.increment);
-    let start_fen = start.to_fen();
-    let mut game = Game::new(start);
+    let start_fen = played.start.to_fen();
+    let mut game = Game::new(played.start);
     let mut moves_text = String::new();
     loop {
         if let Some(outcome) = game.outcome() {
@@ -232,7 +247,7 @@ pub(super) fn play_game(
                     _ => "crashed",
                 };
                 let reason = format!("{} {what}", colour_name(mover));
-                forfeit(&mut played, mover, Fault::CrashOrNoReply, reason);
+                played.forfeit(mover, side, Fault::CrashOrNoReply, reason);
                 break;
             }
         };
@@ -242,7 +257,7 @@ pub(super) fn play_game(
         clocks[clock(mover)] -= took.as_secs_f64();
         if clocks[clock(mover)] < -config.margin {
             let reason = format!("{} loses on time", colour_name(mover));
-            forfeit(&mut played, mover, Fault::TimeForfeit, reason);
+            played.forfeit(mover, side, Fault::TimeForfeit, reason);
             break;
         }
         clocks[clock(mover)] += tc.increment;
@@ -258,10 +273,9 @@ pub(super) fn play_game(
             }
             None => {
                 let reason = format!("{} plays an illegal move '{text}'", colour_name(mover));
-                forfeit(&mut played, mover, Fault::Illegal, reason);
+                played.forfeit(mover, side, Fault::Illegal, reason);
                 break;
             }
         }
     }
-    Ok(played)
 }

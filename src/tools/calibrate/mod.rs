@@ -36,7 +36,7 @@ pub use stats::{
     EloEstimate, SettingResult, BLUNDER_CP, EVAL_CLAMP,
 };
 
-use super::uci_client::{find_program, ClientError, UciEngine};
+use super::uci_client::{find_program, ClientError, EngineId, UciEngine};
 use crate::chess::{Color, Position};
 use crate::rng::Rng;
 use crate::search::strength::Strength;
@@ -303,6 +303,33 @@ fn start(program: &Path, who: &str) -> Result<UciEngine, CalibrateError> {
 
 /// Asks both engines what they offer and plans each setting's match; refuses what cannot
 /// be measured before any game is played.
+/// The reference engine `id` (run as `program`) at `elo` where it has `UCI_Elo`, with the
+/// tool's options and then the user's.
+fn reference_player(
+    id: &EngineId,
+    program: &Path,
+    options: &[(String, String)],
+    hash_mb: u64,
+    elo: i64,
+) -> Player {
+    let mut reference = common_options(id, hash_mb);
+    let name = if id.spin("UCI_Elo").is_some() {
+        if id.has_option("UCI_LimitStrength") {
+            reference.push(("UCI_LimitStrength".into(), "true".into()));
+        }
+        reference.push(("UCI_Elo".into(), elo.to_string()));
+        format!("{} (UCI_Elo {elo})", id.name)
+    } else {
+        id.name.clone()
+    };
+    reference.extend(options.iter().cloned());
+    Player {
+        program: program.to_path_buf(),
+        options: reference,
+        name,
+    }
+}
+
 fn plan(config: &Config) -> Result<Vec<Match>, CalibrateError> {
     if !config.engine.is_file() {
         return Err(CalibrateError::EngineNotFound(config.engine.clone()));
@@ -387,25 +414,10 @@ fn plan(config: &Config) -> Result<Vec<Match>, CalibrateError> {
             let mut matches = Vec::new();
             for &setting in &config.settings {
                 let opponent_elo = elo_of(setting)?;
-                let mut reference = common_options(&id, config.hash_mb);
-                let name = if spin.is_some() {
-                    if id.has_option("UCI_LimitStrength") {
-                        reference.push(("UCI_LimitStrength".into(), "true".into()));
-                    }
-                    reference.push(("UCI_Elo".into(), opponent_elo.to_string()));
-                    format!("{} (UCI_Elo {opponent_elo})", id.name)
-                } else {
-                    id.name.clone()
-                };
-                reference.extend(options.iter().cloned());
                 matches.push(Match {
                     setting,
                     kestrel: kestrel_at(setting),
-                    opponent: Player {
-                        program: program.clone(),
-                        options: reference,
-                        name,
-                    },
+                    opponent: reference_player(&id, program, options, config.hash_mb, opponent_elo),
                     opponent_elo,
                 });
             }

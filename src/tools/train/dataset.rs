@@ -2,7 +2,7 @@
 //! validation records by a hash of each record.
 
 use crate::nnue::format::checksum;
-use crate::tools::data::{PackedPosition, RECORD_BYTES};
+use crate::tools::training_data::{PackedPosition, RECORD_BYTES};
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 
 use super::model::{split_mut, Network, EVAL_SCALE};
 use crate::nnue::format::{output_bucket, Activation};
-use crate::tools::data::{Features, PackedPosition};
+use crate::tools::training_data::{Features, PackedPosition};
 
 /// A thread's working space for one position: both accumulators and their gradients.
 pub(super) struct Scratch {

@@ -37,7 +37,7 @@ pub use schedule::learning_rate;
 pub use start::{start, Shape, Start};
 
 use crate::nnue::format::Activation;
-use crate::tools::data::PackedPosition;
+use crate::tools::training_data::PackedPosition;
 use gradient::{accumulate, Scratch};
 use schedule::epoch_order;
 use std::io;

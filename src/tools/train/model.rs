@@ -4,7 +4,7 @@
 use super::gradient::{forward, Scratch};
 use crate::nnue::format::{Activation, NetFile, INPUTS, MAX_HIDDEN, MAX_OUTPUT_BUCKETS};
 use crate::rng::Rng;
-use crate::tools::data::PackedPosition;
+use crate::tools::training_data::PackedPosition;
 
 /// Accumulator scale of the quantised net.
 pub const QA: i32 = 255;

@@ -1,6 +1,6 @@
 //! Hashed, multi-threaded perft (`kestrel perft N --hash MB --threads T`).
 //!
-//! The same count as `chess::perft`, found faster: the leaf count under a position at a given
+//! The same count as the plain perft, found faster: the leaf count under a position at a given
 //! depth is kept in a table shared by all threads, so a subtree reached again by another move
 //! order is counted once.
 //!
@@ -25,7 +25,8 @@
 //! threads then take these positions one at a time through an atomic index and count under
 //! each, all sharing the table.
 
-use crate::chess::{perft as plain, Color, Move, MoveList, Position, Role};
+use super::plain;
+use crate::chess::{Color, Move, MoveList, Position, Role};
 use crate::memory::{bucket_of, Words};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 

@@ -1,8 +1,7 @@
-//! perft: counts the leaf nodes of the legal move tree, the standard check of a move
-//! generator. The last ply is bulk-counted (moves are counted, not played).
+//! The plain recursive perft: counts the leaf nodes of the legal move tree, the standard
+//! check of a move generator. The last ply is bulk-counted (moves are counted, not played).
 
-use super::moves::{Move, MoveList};
-use super::position::Position;
+use crate::chess::{Move, MoveList, Position};
 
 /// Leaf nodes at `depth` plies below `pos`.
 pub fn perft(pos: &Position, depth: u32) -> u64 {

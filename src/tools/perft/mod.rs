@@ -1,9 +1,15 @@
-//! perft as a command: counts the legal move tree of a position, plainly or through the
-//! shared table with threads (`hashperft`), and writes the report. One runner serves
-//! `kestrel perft` and the session's `perft N` / `divide N`; each keeps its own report text.
+//! perft, in one place: counts the legal move tree of a position, plainly (`plain`) or
+//! through the shared table with threads (`hashed`), and writes the report. One runner
+//! serves `kestrel perft` and the session's `perft N` / `divide N`; each keeps its own
+//! report text.
 
-use super::hashperft::{self, PerftTable, TableStats};
-use crate::chess::{perft, Move, Position};
+pub mod hashed;
+mod plain;
+
+pub use plain::{divide, perft};
+
+use crate::chess::{Move, Position};
+use hashed::{PerftTable, TableStats};
 use std::time::{Duration, Instant};
 
 /// What to count.
@@ -61,7 +67,7 @@ fn count(pos: &Position, job: &PerftJob) -> Counted {
         // fills.
         let table = (job.hash_mb > 0).then(|| PerftTable::new(job.hash_mb));
         let start = Instant::now();
-        let report = hashperft::perft(pos, job.depth, table.as_ref(), job.threads);
+        let report = hashed::perft(pos, job.depth, table.as_ref(), job.threads);
         return Counted {
             nodes: report.nodes,
             divide: report.divide,
@@ -71,10 +77,10 @@ fn count(pos: &Position, job: &PerftJob) -> Counted {
     }
     let start = Instant::now();
     let (nodes, divide) = if job.divide {
-        let divide = perft::divide(pos, job.depth);
-        (divide.iter().map(|&(_, n)| n).sum(), divide)
+        let by_move = divide(pos, job.depth);
+        (by_move.iter().map(|&(_, n)| n).sum(), by_move)
     } else {
-        (perft::perft(pos, job.depth), Vec::new())
+        (perft(pos, job.depth), Vec::new())
     };
     Counted {
         nodes,
