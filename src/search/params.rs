@@ -66,65 +66,65 @@ macro_rules! search_params {
 
 search_params! {
     /// Reverse futility pruning: at most this depth...
-    rfp_max_depth = 8, 4..=12, step 1;
+    rfp_max_depth = 4, 2..=12, step 1;
     /// ...and this far above beta per ply of depth (a ply less when improving).
-    rfp_margin = 80, 30..=160, step 8;
+    rfp_margin = 68, 30..=160, step 8;
     /// Null-move pruning: from this depth on.
-    nmp_min_depth = 3, 2..=6, step 1;
+    nmp_min_depth = 4, 2..=6, step 1;
     /// The null move's reduction: this many plies...
-    nmp_base = 3, 1..=6, step 1;
+    nmp_base = 5, 1..=6, step 1;
     /// ...plus the depth divided by this...
     nmp_depth_divisor = 3, 2..=8, step 1;
     /// ...plus a ply for each this many centipawns the evaluation stands above beta...
-    nmp_eval_divisor = 200, 80..=400, step 20;
+    nmp_eval_divisor = 222, 80..=400, step 20;
     /// ...at most this many.
     nmp_eval_max = 3, 1..=6, step 1;
     /// Internal iterative reduction: nodes without a hash move from this depth on.
-    iir_min_depth = 4, 2..=8, step 1;
+    iir_min_depth = 3, 2..=8, step 1;
     /// Late-move pruning: at most this depth, after (lmp_base + depth²) / 2 quiet moves
     /// (twice that when improving).
     lmp_max_depth = 8, 4..=12, step 1;
-    lmp_base = 3, 0..=8, step 1;
+    lmp_base = 4, 0..=8, step 1;
     /// Futility pruning of quiet moves: at most this reduced depth...
     futility_max_depth = 8, 4..=12, step 1;
     /// ...where the evaluation plus this...
-    futility_base = 100, 30..=250, step 10;
+    futility_base = 127, 30..=250, step 10;
     /// ...plus this per ply of reduced depth stays at or below alpha.
-    futility_per_depth = 90, 30..=180, step 8;
+    futility_per_depth = 102, 30..=180, step 8;
     /// SEE pruning of quiet moves: losing more than this times the reduced depth squared.
     see_quiet_margin = 25, 5..=60, step 3;
     /// SEE pruning of captures: at most this depth, losing more than...
-    see_noisy_max_depth = 8, 4..=12, step 1;
+    see_noisy_max_depth = 9, 4..=12, step 1;
     /// ...this times the depth.
-    see_noisy_margin = 100, 40..=200, step 8;
+    see_noisy_margin = 83, 40..=200, step 8;
     /// Late-move reductions: base + ln(depth) × ln(move number) / divisor plies, both in
     /// hundredths.
-    lmr_base = 75, 0..=150, step 8;
-    lmr_divisor = 225, 120..=400, step 12;
+    lmr_base = 88, 0..=150, step 8;
+    lmr_divisor = 224, 120..=400, step 12;
     /// Reduced from this depth on.
-    lmr_min_depth = 3, 2..=6, step 1;
+    lmr_min_depth = 2, 2..=6, step 1;
     /// A ply less (more) reduction for each this much good (bad) history.
-    lmr_history_divisor = 8192, 2048..=16384, step 512;
+    lmr_history_divisor = 8107, 2048..=16384, step 512;
     /// Singular extensions: from this depth on...
-    singular_min_depth = 8, 4..=12, step 1;
+    singular_min_depth = 6, 4..=12, step 1;
     /// ...with the hash entry at most this many plies shallower...
-    singular_tt_depth_margin = 3, 1..=6, step 1;
+    singular_tt_depth_margin = 2, 1..=6, step 1;
     /// ...testing the other moves against the hash score less this per ply of depth.
-    singular_beta_per_depth = 2, 1..=6, step 1;
+    singular_beta_per_depth = 3, 1..=6, step 1;
     /// Double extension: the other moves fall this far below the singular bound...
-    double_extension_margin = 20, 0..=60, step 4;
+    double_extension_margin = 18, 0..=60, step 4;
     /// ...at most this many times on one line.
     max_double_extensions = 6, 0..=12, step 1;
     /// Delta pruning in the quiescence search: a capture whose victim's value plus this
     /// leaves the stand-pat score at or below alpha is skipped.
-    delta_pruning_margin = 200, 50..=400, step 15;
+    delta_pruning_margin = 217, 50..=400, step 15;
     /// The first aspiration window's half-width around the last iteration's score.
-    aspiration_delta = 20, 5..=60, step 3;
+    aspiration_delta = 19, 5..=60, step 3;
     /// The history bonus for a move at depth d: history_bonus_per_depth × d −
     /// history_bonus_offset, at most history_bonus_max.
-    history_bonus_per_depth = 150, 50..=300, step 12;
-    history_bonus_offset = 100, 0..=300, step 15;
-    history_bonus_max = 1500, 500..=3000, step 100;
+    history_bonus_per_depth = 166, 50..=300, step 12;
+    history_bonus_offset = 98, 0..=300, step 15;
+    history_bonus_max = 1380, 500..=3000, step 100;
 }
 
 /// Sets the parameter `name` (a tuning build only; elsewhere every name is refused). The
