@@ -17,7 +17,8 @@ use std::path::PathBuf;
         chooses: 'uci' starts UCI (any UCI GUI, cutechess-cli proto=uci), anything else \
         xboard (xboard -fcp kestrel, cutechess-cli proto=xboard), or type commands \
         yourself (try 'help'). Set RUST_LOG=debug for a debug log on stderr.",
-    args_conflicts_with_subcommands = true
+    args_conflicts_with_subcommands = true,
+    allow_external_subcommands = true
 )]
 pub struct Cli {
     /// Write a transcript of the protocol session (every line in and out, with times).
@@ -30,6 +31,10 @@ pub struct Cli {
 
 #[derive(Subcommand)]
 pub enum Command {
+    /// Protocol commands given on the command line (`kestrel "genfens 8 seed 1 book None"
+    /// quit`, as OpenBench runs it): each word one command, read before stdin.
+    #[command(external_subcommand)]
+    Commands(Vec<String>),
     /// Count the leaf nodes of the legal move tree to DEPTH (move generator check and speed).
     Perft(PerftArgs),
     /// Print the search's tunable numbers in OpenBench's SPSA input format (`name, int,

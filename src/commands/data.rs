@@ -5,27 +5,9 @@ use crate::cli::{ConvertArgs, DatagenArgs};
 use kestrel::chess::Position;
 use std::time::Instant;
 
-/// The positions of an openings file: EPD or FEN lines, of which the first four fields
-/// (placement, side, castling, en passant) are read. A bad line is an error.
+/// The positions of an openings file (`kestrel::tools::genfens::read_book`).
 pub fn read_openings(path: &std::path::Path) -> Result<Vec<Position>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let mut positions = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let fields: Vec<&str> = line.split_whitespace().take(4).collect();
-        if fields.is_empty() || fields[0].starts_with('#') {
-            continue;
-        }
-        let fen = format!("{} 0 1", fields.join(" "));
-        match Position::from_fen(&fen) {
-            Ok(pos) => positions.push(pos),
-            Err(e) => return Err(format!("{}:{}: {e}", path.display(), i + 1)),
-        }
-    }
-    if positions.is_empty() {
-        return Err(format!("{} holds no positions", path.display()));
-    }
-    Ok(positions)
+    kestrel::tools::genfens::read_book(path)
 }
 
 /// The openings of `--openings`, if given (none: the tool's own default).

@@ -47,13 +47,41 @@ pub fn usage(message: impl std::fmt::Display) -> CliError {
     CliError::Usage(message.to_string())
 }
 
+/// A protocol session on stdin, after `commands`.
+fn session(log: Option<&std::path::Path>, commands: &[String]) -> CliResult {
+    let failed = kestrel::protocol::run_stdio(log, commands)
+        .map_err(|e| usage(format!("cannot open the log file: {e}")))?;
+    if failed {
+        return Err(CliError::Failed(
+            "a command failed (see its Error line)".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// Runs what the command line asked for. One arm per subcommand.
 pub fn run(cli: Cli) -> CliResult {
     let Some(command) = cli.command else {
-        return kestrel::protocol::run_stdio(cli.log.as_deref())
-            .map_err(|e| usage(format!("cannot open the log file: {e}")));
+        return session(cli.log.as_deref(), &[]);
     };
     match command {
+        Command::Commands(commands) => {
+            if cli.log.is_some() {
+                // Clap hands `--log FILE perft 1` over as commands: a subcommand it is not.
+                return Err(usage(
+                    "--log is for a session on stdin: no subcommand or command-line command \
+                     goes with it",
+                ));
+            }
+            let first = &commands[0];
+            if !kestrel::protocol::is_command(first) {
+                return Err(usage(format!(
+                    "'{first}' is neither a subcommand nor a protocol command (kestrel --help \
+                     lists the subcommands, `help` in a session the commands)"
+                )));
+            }
+            session(None, &commands)
+        }
         Command::Perft(args) => search::perft(&args),
         Command::Params => {
             print!("{}", kestrel::search::params::spsa_input());

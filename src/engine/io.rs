@@ -26,6 +26,9 @@ pub struct Io {
     pub transcript: Transcript,
     /// `quit` was read, or nobody reads our output any more.
     pub quit: bool,
+    /// A command whose failure is the session's (`genfens`, which OpenBench runs from the
+    /// command line) failed: the process exits with a failure status.
+    pub failed: bool,
 }
 
 impl Io {
@@ -36,6 +39,7 @@ impl Io {
             out,
             transcript: Transcript::default(),
             quit: false,
+            failed: false,
         }
     }
 

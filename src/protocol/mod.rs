@@ -11,19 +11,39 @@ use crossbeam_channel::Receiver;
 use std::io::Write;
 
 /// Runs a protocol session on stdin/stdout until `quit` or end of input, writing a
-/// transcript to `log` if given.
-pub fn run_stdio(log: Option<&std::path::Path>) -> std::io::Result<()> {
+/// transcript to `log` if given. `commands` (the command line's words, as OpenBench's
+/// `./engine "genfens ..." quit` gives them) are read first, one command each, then stdin.
+/// True if a command whose failure is the session's failed (`Io::failed`).
+pub fn run_stdio(log: Option<&std::path::Path>, commands: &[String]) -> std::io::Result<bool> {
+    use std::io::Read;
     ignore_sigint();
-    let rx = input::spawn_reader(std::io::BufReader::new(std::io::stdin()));
+    let mut given = String::new();
+    for command in commands {
+        given.push_str(command);
+        given.push('\n');
+    }
+    let input = std::io::Cursor::new(given.into_bytes()).chain(std::io::stdin());
+    let rx = input::spawn_reader(std::io::BufReader::new(input));
     run_session(rx, Box::new(std::io::stdout()), log)
 }
 
-/// Runs a session on lines from `rx`, in the protocol its first command chooses.
+/// Whether `line` is a command of either protocol (its first word known to xboard's parser,
+/// or `uci`): what the command line may give in place of a subcommand.
+pub fn is_command(line: &str) -> bool {
+    line.split_whitespace().next() == Some("uci")
+        || !matches!(
+            xboard::commands::Command::parse(line),
+            Err(xboard::commands::CommandError::Unknown(_))
+        )
+}
+
+/// Runs a session on lines from `rx`, in the protocol its first command chooses. True if a
+/// command whose failure is the session's failed.
 pub fn run_session(
     rx: Receiver<String>,
     out: Box<dyn Write + Send>,
     log: Option<&std::path::Path>,
-) -> std::io::Result<()> {
+) -> std::io::Result<bool> {
     let mut io = crate::engine::Io::new(rx, out);
     io.transcript.open(log)?;
     // Blank lines before the first command mean nothing in either protocol.
@@ -37,10 +57,12 @@ pub fn run_session(
     io.pending.push_back(first);
     if is_uci {
         uci::UciSession::new(io).run();
+        Ok(false)
     } else {
-        xboard::XboardSession::with_io(io, crate::search::tt::DEFAULT_HASH_MB).run();
+        let mut session = xboard::XboardSession::with_io(io, crate::search::tt::DEFAULT_HASH_MB);
+        session.run();
+        Ok(session.failed())
     }
-    Ok(())
 }
 
 /// XBoard may send SIGINT when the user acts while the engine thinks; we declare

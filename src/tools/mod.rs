@@ -5,6 +5,7 @@
 //! * `bench`: the fixed search whose node count is the search's signature (`kestrel bench`).
 //! * `epd`: EPD test suites, read and run (`kestrel epd`).
 //! * `datagen`: self-play games written as training data (`kestrel datagen`).
+//! * `genfens`: opening positions for OpenBench's workloads (the `genfens` command).
 //! * `training_data`: the 32-byte binary training record (bullet's layout) and text lines packed into it.
 //! * `train`: the NNUE trainer: a perspective net on those records, written as net files
 //!   (`kestrel train`).
@@ -27,6 +28,7 @@ pub mod bench;
 pub mod calibrate;
 pub mod datagen;
 pub mod epd;
+pub mod genfens;
 pub mod mates;
 pub mod perft;
 pub mod spsa;

@@ -16,6 +16,7 @@ mod epd;
 mod eval;
 mod faults;
 mod fen_errors;
+mod genfens;
 mod nnue;
 mod notation;
 mod options;

@@ -85,6 +85,8 @@ pub enum Command {
     Perft(u32),
     Divide(u32),
     Bench(Option<u32>),
+    /// `genfens N seed S book B [extra]`: OpenBench's request for opening positions.
+    Genfens(crate::tools::genfens::Request),
     Test {
         file: String,
         seconds: f64,
@@ -309,6 +311,9 @@ impl Command {
             } else {
                 Some(depth_arg(args)?)
             }),
+            "genfens" => Genfens(
+                crate::tools::genfens::Request::parse(args).map_err(CommandError::BadArgument)?,
+            ),
             "test" => {
                 let mut parts = args.split_whitespace();
                 let file = parts

@@ -117,6 +117,11 @@ impl XboardSession {
     }
 
     /// Runs until `quit` or the end of input.
+    /// Whether a command whose failure is the session's failed (see `Io::failed`).
+    pub fn failed(&self) -> bool {
+        self.session.engine.io.failed
+    }
+
     pub fn run(&mut self) {
         while !self.session.engine.io.quit {
             let s = &self.session;
@@ -158,7 +163,13 @@ impl XboardSession {
         }
         match Command::parse(line) {
             Ok(cmd) => self.dispatch(cmd),
-            Err(e) => self.session.send_error(&e),
+            Err(e) => {
+                // A malformed OpenBench request fails the run, as a failed one does.
+                if line.split_whitespace().next() == Some("genfens") {
+                    self.session.engine.io.failed = true;
+                }
+                self.session.send_error(&e)
+            }
         }
     }
 
@@ -304,6 +315,7 @@ impl XboardSession {
                 s.send(&r.to_string());
             }
             Command::Test { file, seconds } => s.run_test_suite(&file, seconds),
+            Command::Genfens(request) => s.run_genfens(&request),
             harmless => s.handle_harmless(harmless),
         }
     }
@@ -464,6 +476,19 @@ impl Session {
         run(&pos, &job, PerftReportStyle::Session, &mut |line| {
             self.send(line)
         });
+    }
+
+    /// `genfens N seed S book B [extra]` (OpenBench): each position as a line `info string
+    /// genfens FEN` as soon as it is found; a failure also fails the process (OpenBench runs
+    /// it from the command line and reads the exit status).
+    fn run_genfens(&mut self, request: &crate::tools::genfens::Request) {
+        let found = crate::tools::genfens::generate(request, &mut |fen| {
+            self.send(&format!("info string genfens {fen}"))
+        });
+        if let Err(e) = found {
+            self.send(&format!("Error ({e}): genfens"));
+            self.engine.io.failed = true;
+        }
     }
 
     /// `test FILE [SECONDS]`: runs an EPD suite, one line per position, then the total.
