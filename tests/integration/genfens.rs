@@ -49,6 +49,18 @@ fn reachable(start: &Position, plies: u32, into: &mut HashSet<u64>) {
     }
 }
 
+/// The positions of an EPD file's lines (their first four fields).
+fn book_lines(path: &std::path::Path) -> Vec<Position> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let fen: Vec<&str> = l.split_whitespace().take(4).collect();
+            Position::from_fen(&fen.join(" ")).unwrap()
+        })
+        .collect()
+}
+
 #[test]
 fn genfens_from_a_book_plays_the_documented_plies_from_its_lines() {
     let book = data_file("openings-sample.epd");
@@ -57,14 +69,10 @@ fn genfens_from_a_book_plays_the_documented_plies_from_its_lines() {
     assert!(out.status.success(), "{out:?}");
     let found = fens(&out);
     assert_eq!(found.len(), 40);
+    let lines = book_lines(&book);
     let mut keys = HashSet::new();
-    for line in std::fs::read_to_string(&book).unwrap().lines() {
-        let fen: Vec<&str> = line.split_whitespace().take(4).collect();
-        reachable(
-            &Position::from_fen(&fen.join(" ")).unwrap(),
-            plies,
-            &mut keys,
-        );
+    for line in &lines {
+        reachable(line, plies, &mut keys);
     }
     for fen in &found {
         let key = Position::from_fen(fen).unwrap().key();
@@ -75,14 +83,7 @@ fn genfens_from_a_book_plays_the_documented_plies_from_its_lines() {
     }
     // `plies K` in the extra words.
     let out = genfens(&format!("10 seed 3 book {} plies 0", book.display()));
-    let lines: HashSet<u64> = std::fs::read_to_string(&book)
-        .unwrap()
-        .lines()
-        .map(|l| {
-            let fen: Vec<&str> = l.split_whitespace().take(4).collect();
-            Position::from_fen(&fen.join(" ")).unwrap().key()
-        })
-        .collect();
+    let lines: HashSet<u64> = lines.iter().map(Position::key).collect();
     for fen in fens(&out) {
         assert!(
             lines.contains(&Position::from_fen(&fen).unwrap().key()),
