@@ -177,9 +177,9 @@ fn play_limited<F: Front>(
     strength: Strength,
     result: &mut SearchResult,
 ) {
-    let chosen = strength.choose_in(result, &mut front.engine().strength_rng);
-    if let Some(line) = chosen.filter(|l| l.line > 1 && search.shown_lines == 1) {
-        front.on_report(search, &SearchInfo { line: 1, ..line });
+    let candidates = result.lines.clone();
+    if let Some(chosen) = strength.choose_in(result, &mut front.engine().strength_rng) {
+        report_played_line(front, search, &chosen, &candidates, result.nodes);
     }
     // A forced reply is played at once, as at full strength.
     let forced = search.root.legal_moves().len() <= 1;
@@ -195,6 +195,33 @@ fn play_limited<F: Front>(
             None => break,
         }
     }
+}
+
+/// Shows the limited strength's choice as the best line, so that the last line the GUI
+/// reads (which it attaches to the move) is the move played: the other shown lines first,
+/// renumbered 2, 3, …, then the chosen one as line 1.
+fn report_played_line<F: Front>(
+    front: &mut F,
+    search: &mut Search,
+    chosen: &SearchInfo,
+    candidates: &[SearchInfo],
+    nodes: u64,
+) {
+    let others = candidates.iter().filter(|l| l.line != chosen.line);
+    for (i, other) in others.take(search.shown_lines - 1).enumerate() {
+        let info = SearchInfo {
+            line: i + 2,
+            nodes: nodes.max(other.nodes),
+            ..other.clone()
+        };
+        front.on_report(search, &info);
+    }
+    let played = SearchInfo {
+        line: 1,
+        nodes: nodes.max(chosen.nodes),
+        ..chosen.clone()
+    };
+    front.on_report(search, &played);
 }
 
 /// The search itself.

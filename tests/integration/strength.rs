@@ -415,3 +415,87 @@ fn the_lowest_setting_mates_with_a_rook_through_uci() {
     assert_eq!(outcome.reason, "White mates", "{moves:?}");
     assert!(moves.len() < 100, "{moves:?}");
 }
+
+/// Settings and MultiPV counts the played-line tests cycle through.
+const PLAYED_LINE_SETTINGS: [(i64, usize); 6] = [
+    (MIN_ELO, 1),
+    (1450, 3),
+    (1700, 1),
+    (1950, 3),
+    (2150, 1),
+    (FULL_STRENGTH_ELO - 10, 3),
+];
+
+const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+/// Plies of self-play per setting in the played-line tests.
+const PLAYED_LINE_PLIES: usize = 8;
+
+/// Under a limited strength the last line the GUI reads before the move (UCI: the last
+/// `info … multipv 1`; xboard: the last thinking line) starts with the move played, whatever
+/// line the choice took and however many lines the GUI asked for: GUIs attach that line's
+/// score and PV to the move.
+#[test]
+fn uci_the_last_line_shown_is_the_move_played() {
+    let mut searches = 0;
+    for (elo, multi_pv) in PLAYED_LINE_SETTINGS {
+        let mut e = uci_at(elo);
+        e.send(&format!("setoption name MultiPV value {multi_pv}"));
+        let mut moves: Vec<String> = Vec::new();
+        for _ in 0..PLAYED_LINE_PLIES {
+            e.send(format!("position startpos moves {}", moves.join(" ")).trim_end());
+            e.send("go wtime 1500 btime 1500 winc 15 binc 15");
+            let (best, _, lines) = e.expect_bestmove(LONG);
+            let last = lines
+                .iter()
+                .filter_map(|l| uci_info(l))
+                .rfind(|i| i.multipv.unwrap_or(1) == 1)
+                .unwrap_or_else(|| panic!("no line 1 at {elo}: {lines:?}"));
+            assert_eq!(
+                last.pv.first(),
+                Some(&best),
+                "at {elo}, MultiPV {multi_pv}: {lines:?}"
+            );
+            moves.push(best);
+            searches += 1;
+        }
+    }
+    assert_eq!(searches, PLAYED_LINE_SETTINGS.len() * PLAYED_LINE_PLIES);
+}
+
+#[test]
+fn xboard_the_last_line_shown_is_the_move_played() {
+    for (elo, multi_pv) in PLAYED_LINE_SETTINGS {
+        let mut e = Engine::started();
+        e.send("new");
+        e.send("post");
+        e.send("level 0 0:02 0");
+        e.send("option Limit Strength=1");
+        e.send(&format!("option Elo={elo}"));
+        e.send(&format!("option MultiPV={multi_pv}"));
+        let mut played = Vec::new();
+        for _ in 0..PLAYED_LINE_PLIES {
+            // `go` with the engine to move makes it play the side to move: self-play.
+            e.send("go");
+            let (line, before) = e.wait_for("move", LONG, |l| l.starts_with("move "));
+            let mv = line["move ".len()..].to_string();
+            let last = before
+                .iter()
+                .filter_map(|l| common::thinking(l))
+                .next_back()
+                .unwrap_or_else(|| panic!("no thinking at {elo}: {before:?}"));
+            let played_so_far: Vec<&str> = played.iter().map(String::as_str).collect();
+            let position = position_after(START, &played_so_far);
+            let shown = position
+                .parse_move(&last.pv[0])
+                .unwrap_or_else(|_| panic!("{} is no move: {before:?}", last.pv[0]));
+            assert_eq!(
+                position.coordinate(shown),
+                mv,
+                "at {elo}, MultiPV {multi_pv}: {before:?}"
+            );
+            played.push(mv);
+            e.send("force");
+        }
+    }
+}
