@@ -1,7 +1,7 @@
 //! The protocol driver fed an arbitrary byte stream of commands, with a tiny search budget:
 //! it must never panic or hang. `sd 1` goes before every line so searches stay short, except
 //! before an edit-mode line while the input is in edit mode (`sd` would end edit mode); the
-//! terminal commands that are slow by design (perft, divide, bench, test) and the Log File
+//! terminal commands that are slow by design (perft, divide, bench, test) and the LogFile
 //! option (it writes files) are left out.
 #![no_main]
 use kestrel::protocol::xboard::XboardSession;
@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
     let mut editing = false;
     for line in text.split('\n').take(200) {
         let word = line.split_whitespace().next().unwrap_or("");
-        if matches!(word, "perft" | "divide" | "bench" | "test") || line.contains("Log File") {
+        if matches!(word, "perft" | "divide" | "bench" | "test") || line.contains("LogFile") {
             continue;
         }
         // Big tables are allowed (up to 4 GB) but would trip libFuzzer's malloc limit.

@@ -55,7 +55,7 @@ pub struct Engine {
     pub max_depth: Option<u32>,
     /// Nodes per second standing in for the clock (xboard `nps`).
     pub nps: Option<u64>,
-    /// Kept back from every clock reading for latency (the Move Overhead option).
+    /// Kept back from every clock reading for latency (the MoveOverhead option).
     pub move_overhead: Duration,
     /// The machine's cores: more search threads than this are kept back more time.
     cores: usize,
@@ -462,7 +462,7 @@ mod tests {
         );
         assert_eq!(engine.limits().never_exceed, Duration::from_millis(1950));
         let overhead = |engine: &mut Engine, v: &str| {
-            engine.set_option(Protocol::Uci, "Move Overhead", Some(v))
+            engine.set_option(Protocol::Uci, "MoveOverhead", Some(v))
         };
         overhead(&mut engine, "400").unwrap();
         assert_eq!(engine.limits().never_exceed, Duration::from_millis(1600));

@@ -71,8 +71,13 @@ pub enum Offer {
 /// One row of the table.
 #[derive(Clone)]
 pub struct EngineOption {
-    /// The name (UCI's, which xboard shares unless `xboard` names its own).
+    /// The name (UCI's, which xboard shares unless `xboard` names its own): one word where
+    /// the name is Kestrel's own, so that every client can set it (python-chess reads an
+    /// xboard option's name up to the first space).
     pub name: &'static str,
+    /// Earlier names, still accepted in either protocol (a GUI or a tester's configuration
+    /// may have saved them), never announced.
+    pub aliases: &'static [&'static str],
     pub kind: Kind,
     pub default: DefaultValue,
     /// xboard's default where it differs from `default` (e.g. the book: xboard `Book` is on,
@@ -147,6 +152,7 @@ pub enum Protocol {
 pub static OPTIONS: &[EngineOption] = &[
     EngineOption {
         name: "Hash",
+        aliases: &[],
         kind: Kind::Spin {
             min: 1,
             max: MAX_HASH_MB as i64,
@@ -163,6 +169,7 @@ pub static OPTIONS: &[EngineOption] = &[
     },
     EngineOption {
         name: "Threads",
+        aliases: &[],
         kind: Kind::Spin {
             min: 1,
             max: MAX_THREADS as i64,
@@ -179,6 +186,7 @@ pub static OPTIONS: &[EngineOption] = &[
     },
     EngineOption {
         name: "Ponder",
+        aliases: &[],
         kind: Kind::Check,
         default: DefaultValue::Bool(false),
         xboard_default: None,
@@ -190,7 +198,8 @@ pub static OPTIONS: &[EngineOption] = &[
         },
     },
     EngineOption {
-        name: "Resign Threshold",
+        name: "ResignThreshold",
+        aliases: &["Resign Threshold"],
         kind: Kind::Spin {
             min: 0,
             max: MAX_RESIGN_THRESHOLD,
@@ -206,7 +215,8 @@ pub static OPTIONS: &[EngineOption] = &[
         },
     },
     EngineOption {
-        name: "Draw Offers",
+        name: "DrawOffers",
+        aliases: &["Draw Offers"],
         kind: Kind::Check,
         default: DefaultValue::Bool(true),
         xboard_default: None,
@@ -218,7 +228,8 @@ pub static OPTIONS: &[EngineOption] = &[
         },
     },
     EngineOption {
-        name: "Move Overhead",
+        name: "MoveOverhead",
+        aliases: &["Move Overhead"],
         kind: Kind::Spin {
             min: 0,
             max: MAX_MOVE_OVERHEAD_MS,
@@ -235,6 +246,7 @@ pub static OPTIONS: &[EngineOption] = &[
     },
     EngineOption {
         name: "MultiPV",
+        aliases: &[],
         kind: Kind::Spin {
             min: 1,
             max: MAX_MULTI_PV,
@@ -251,6 +263,7 @@ pub static OPTIONS: &[EngineOption] = &[
     },
     EngineOption {
         name: "UCI_Chess960",
+        aliases: &[],
         kind: Kind::Check,
         default: DefaultValue::Bool(false),
         xboard_default: None,
@@ -262,7 +275,8 @@ pub static OPTIONS: &[EngineOption] = &[
         },
     },
     EngineOption {
-        name: "Log File",
+        name: "LogFile",
+        aliases: &["Log File"],
         kind: Kind::Text,
         default: DefaultValue::Text("off"),
         xboard_default: None,
@@ -281,6 +295,7 @@ pub static OPTIONS: &[EngineOption] = &[
     },
     EngineOption {
         name: "OwnBook",
+        aliases: &[],
         kind: Kind::Check,
         default: DefaultValue::Bool(false),
         // A book file set in XBoard's dialog is a book meant to be used.
@@ -293,7 +308,8 @@ pub static OPTIONS: &[EngineOption] = &[
         },
     },
     EngineOption {
-        name: "Book File",
+        name: "BookFile",
+        aliases: &["Book File"],
         kind: Kind::File,
         default: DefaultValue::Text(""),
         xboard_default: None,
@@ -310,6 +326,7 @@ pub static OPTIONS: &[EngineOption] = &[
     },
     EngineOption {
         name: "Clear Hash",
+        aliases: &[],
         kind: Kind::Button,
         default: DefaultValue::None,
         xboard_default: None,
@@ -322,6 +339,7 @@ pub static OPTIONS: &[EngineOption] = &[
     },
     EngineOption {
         name: "SyzygyPath",
+        aliases: &[],
         kind: Kind::Text,
         default: DefaultValue::Text(""),
         xboard_default: None,
@@ -335,6 +353,7 @@ pub static OPTIONS: &[EngineOption] = &[
     },
     EngineOption {
         name: "SyzygyProbeDepth",
+        aliases: &[],
         kind: Kind::Spin {
             min: 1,
             max: MAX_SYZYGY_PROBE_DEPTH as i64,
@@ -351,6 +370,7 @@ pub static OPTIONS: &[EngineOption] = &[
     },
     EngineOption {
         name: "EvalFile",
+        aliases: &[],
         kind: Kind::File,
         default: DefaultValue::Text(super::EMBEDDED_NET_NAME),
         xboard_default: None,
@@ -360,6 +380,7 @@ pub static OPTIONS: &[EngineOption] = &[
     },
     EngineOption {
         name: "UseNNUE",
+        aliases: &[],
         kind: Kind::Check,
         default: DefaultValue::Bool(true),
         xboard_default: None,
@@ -369,11 +390,12 @@ pub static OPTIONS: &[EngineOption] = &[
     },
     EngineOption {
         name: "UCI_LimitStrength",
+        aliases: &["Limit Strength"],
         kind: Kind::Check,
         default: DefaultValue::Bool(false),
         xboard_default: None,
         uci: Offer::Option,
-        xboard: Offer::Named("Limit Strength"),
+        xboard: Offer::Named("LimitStrength"),
         apply: |engine, value| {
             engine.limit_strength = boolean(&value);
             Ok(Vec::new())
@@ -381,6 +403,7 @@ pub static OPTIONS: &[EngineOption] = &[
     },
     EngineOption {
         name: "UCI_Elo",
+        aliases: &[],
         kind: Kind::Spin {
             min: MIN_ELO,
             max: FULL_STRENGTH_ELO,
@@ -425,9 +448,10 @@ pub fn find(
     name: &str,
 ) -> Option<&'static EngineOption> {
     let name = name.trim();
+    let is = |n: &str| n.eq_ignore_ascii_case(name);
     options.iter().find(|o| {
         o.name_in(protocol)
-            .is_some_and(|n| n.eq_ignore_ascii_case(name))
+            .is_some_and(|n| is(n) || o.aliases.iter().any(|a| is(a)))
     })
 }
 

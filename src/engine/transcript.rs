@@ -1,5 +1,5 @@
 //! A transcript of a session: every line in and out with milliseconds since the start, for
-//! debugging a GUI session after the fact (`--log FILE` or the `Log File` option).
+//! debugging a GUI session after the fact (`--log FILE` or the `LogFile` option).
 //!
 //! ```text
 //!      0.002 < xboard

@@ -92,7 +92,8 @@ mod tests {
     #[test]
     fn a_new_row_is_announced_and_set_by_both_protocols() {
         let row = EngineOption {
-            name: "Test Lines",
+            name: "TestLines",
+            aliases: &["Test Lines"],
             kind: Kind::Spin {
                 min: 2,
                 max: 9,
@@ -119,16 +120,17 @@ mod tests {
         );
         assert_eq!(
             uci.last().unwrap(),
-            "option name Test Lines type spin default 4 min 2 max 9"
+            "option name TestLines type spin default 4 min 2 max 9"
         );
         assert_eq!(
             xboard.last().unwrap(),
-            "feature option=\"Test Lines -spin 4 2 9\""
+            "feature option=\"TestLines -spin 4 2 9\""
         );
         let (_tx, rx) = crossbeam_channel::unbounded();
         let mut engine = Engine::new(Io::new(rx, Box::new(std::io::sink())), 1);
         for (protocol, name, value) in [
-            (Protocol::Uci, "test lines", "7"),
+            (Protocol::Uci, "testlines", "7"),
+            // An earlier name of the row.
             (Protocol::Xboard, "Test Lines", "3"),
         ] {
             let shown = engine.set_option_in(table, protocol, name, Some(value));

@@ -299,13 +299,13 @@ mod tests {
             name: "x".into(),
             options: vec![
                 "option name Clear Hash type button".into(),
-                "option name Move Overhead type spin default 10 min 0 max 5000".into(),
+                "option name MoveOverhead type spin default 10 min 0 max 5000".into(),
                 line.into(),
             ],
         };
         assert!(id.has_option("uci_elo") && id.has_option("Clear Hash"));
         assert!(!id.has_option("UCI_LimitStrength"));
-        assert_eq!(id.spin("Move Overhead").map(|s| s.max), Some(5000));
+        assert_eq!(id.spin("MoveOverhead").map(|s| s.max), Some(5000));
         assert_eq!(id.spin("Clear Hash"), None);
         assert_eq!(
             parse_spin("option name X type check default false"),

@@ -227,7 +227,7 @@ fn a_real_book_if_one_is_given() {
 // ----- the engine playing from the book -----
 
 fn set_book_xboard(e: &mut Engine) {
-    e.send(&format!("option Book File={}", book_path().display()));
+    e.send(&format!("option BookFile={}", book_path().display()));
 }
 
 /// The start position's book moves, in coordinates.
@@ -361,8 +361,8 @@ fn xboard_with_book_off_searches_and_a_missing_book_is_an_error() {
 
     // No book: a missing file is told so, and the engine still plays.
     e.send("option Book=1");
-    e.send("option Book File=");
-    e.send("option Book File=/no/such/dir/book.bin");
+    e.send("option BookFile=");
+    e.send("option BookFile=/no/such/dir/book.bin");
     e.allow_errors(true);
     let lines = e.sync(2);
     assert_eq!(
@@ -373,7 +373,7 @@ fn xboard_with_book_off_searches_and_a_missing_book_is_an_error() {
     let scratch = ScratchDir::new("book-xboard");
     let odd = scratch.path("odd.bin");
     std::fs::write(&odd, [0u8; 20]).unwrap();
-    e.send(&format!("option Book File={}", odd.display()));
+    e.send(&format!("option BookFile={}", odd.display()));
     let lines = e.sync(3);
     assert!(
         lines.len() == 1 && lines[0].contains("not a multiple of 16"),
@@ -384,7 +384,7 @@ fn xboard_with_book_off_searches_and_a_missing_book_is_an_error() {
     e.send("bk");
     assert_eq!(
         e.next_line(5 * SEC).unwrap(),
-        "\tNo opening book is loaded (option Book File)."
+        "\tNo opening book is loaded (option BookFile)."
     );
     assert_eq!(e.next_line(5 * SEC).unwrap(), "");
     e.send("new");
@@ -400,7 +400,7 @@ fn xboard_with_book_off_searches_and_a_missing_book_is_an_error() {
 fn xboard_offers_the_book_options() {
     let mut e = Engine::start();
     let features = e.handshake();
-    assert!(features.contains(&"feature option=\"Book File -file \"".to_string()));
+    assert!(features.contains(&"feature option=\"BookFile -file \"".to_string()));
     assert!(features.contains(&"feature option=\"Book -check 1\"".to_string()));
 }
 
@@ -409,9 +409,9 @@ fn uci_plays_from_the_book_with_own_book_on() {
     let mut e = Engine::start();
     let options = e.uci_handshake();
     assert!(options.contains(&"option name OwnBook type check default false".to_string()));
-    assert!(options.contains(&"option name Book File type string default <empty>".to_string()));
+    assert!(options.contains(&"option name BookFile type string default <empty>".to_string()));
     e.send(&format!(
-        "setoption name Book File value {}",
+        "setoption name BookFile value {}",
         book_path().display()
     ));
     assert!(e.ready().is_empty());
@@ -482,7 +482,7 @@ fn uci_plays_from_the_book_with_own_book_on() {
     assert!(before.iter().all(|l| !l.contains("book")), "{before:?}");
 
     // Unset the file: a search again.
-    e.send("setoption name Book File value <empty>");
+    e.send("setoption name BookFile value <empty>");
     e.send("position startpos");
     e.send("go movetime 300");
     let (_, _, before) = e.expect_bestmove(20 * SEC);
@@ -493,7 +493,7 @@ fn uci_plays_from_the_book_with_own_book_on() {
 fn uci_missing_book_is_an_error_and_the_engine_plays_on() {
     let mut e = Engine::started_uci();
     e.send("setoption name OwnBook value true");
-    e.send("setoption name Book File value /no/such/dir/book.bin");
+    e.send("setoption name BookFile value /no/such/dir/book.bin");
     e.allow_errors(true);
     let lines = e.ready();
     assert_eq!(
@@ -536,13 +536,13 @@ fn a_bad_book_file_keeps_the_book_set_before() {
     let mut e = Engine::started_uci();
     e.send("setoption name OwnBook value true");
     e.send(&format!(
-        "setoption name Book File value {}",
+        "setoption name BookFile value {}",
         book_path().display()
     ));
     assert!(e.ready().is_empty());
     e.allow_errors(true);
     for path in &bad {
-        e.send(&format!("setoption name Book File value {path}"));
+        e.send(&format!("setoption name BookFile value {path}"));
         let lines = e.ready();
         assert!(
             lines.len() == 1
@@ -561,7 +561,7 @@ fn a_bad_book_file_keeps_the_book_set_before() {
         );
     }
 
-    // xboard: the same setter, through `option Book File=`.
+    // xboard: the same setter, through `option BookFile=`.
     let mut x = Engine::started();
     set_book_xboard(&mut x);
     x.send("force");
@@ -575,7 +575,7 @@ fn a_bad_book_file_keeps_the_book_set_before() {
     );
     x.allow_errors(true);
     for (n, path) in bad.iter().enumerate() {
-        x.send(&format!("option Book File={path}"));
+        x.send(&format!("option BookFile={path}"));
         let lines = x.sync(2 + n as u32);
         assert!(
             lines.len() == 1

@@ -1,6 +1,6 @@
 //! Result claims through the real binary: every way a game ends by the rules, claimed after
 //! the engine's own move and after the opponent's; `result` ends thinking until a new game;
-//! draw offers and the `Draw Offers` option.
+//! draw offers and the `DrawOffers` option.
 //!
 //! The positions are built so that the rules, not the engine's judgement, decide: where the
 //! engine's move leads to the end, it has exactly one legal move.
@@ -230,15 +230,15 @@ fn draw_offers_follow_the_position_and_the_draw_offers_option() {
     e.send("draw");
     assert_eq!(no_move(&mut e, 1), vec!["offer draw".to_string()]);
     // ... unless draw offers are switched off, and again when switched back on.
-    e.send("option Draw Offers=0");
+    e.send("option DrawOffers=0");
     e.send("draw");
     assert_eq!(no_move(&mut e, 2), Vec::<String>::new());
-    e.send("option Draw Offers=1");
+    e.send("option DrawOffers=1");
     e.send("draw");
     assert_eq!(no_move(&mut e, 3), vec!["offer draw".to_string()]);
-    e.send("option Draw Offers=maybe");
+    e.send("option DrawOffers=maybe");
     let error = e.next_line(5 * SEC).unwrap_or_default();
-    assert!(error.starts_with("Error (Draw Offers"), "{error}");
+    assert!(error.starts_with("Error (DrawOffers"), "{error}");
     // A bad value leaves the option as it was (on).
     e.send("draw");
     assert_eq!(no_move(&mut e, 4), vec!["offer draw".to_string()]);
@@ -250,7 +250,7 @@ fn draw_offers_follow_the_position_and_the_draw_offers_option() {
     e.expect_move(10 * SEC);
     e.send("draw");
     assert_eq!(no_move(&mut e, 1), vec!["offer draw".to_string()]);
-    e.send("option Draw Offers=0");
+    e.send("option DrawOffers=0");
     e.send("draw");
     assert_eq!(no_move(&mut e, 2), Vec::<String>::new());
 

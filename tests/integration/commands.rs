@@ -48,7 +48,7 @@ fn rejected_ics_and_egtpath_are_taken_silently_and_change_nothing() {
         "accepted ping",
         "rejected usermove",
         "rejected san",
-        "rejected option Log File -string off",
+        "rejected option LogFile -string off",
         "ics freechess.org",
         "ics -",
         // Kinds of tables Kestrel does not use are noted (syzygy: see tests/syzygy.rs).

@@ -5,7 +5,7 @@
 use crate::common;
 
 use common::Engine;
-use kestrel::engine::options::{Offer, Protocol, OPTIONS};
+use kestrel::engine::options::{Kind, Offer, Protocol, OPTIONS};
 use std::collections::BTreeMap;
 
 /// An announced option: its type as UCI calls it (`spin`, `check`, `string`, `button`), its
@@ -182,4 +182,47 @@ fn xboard_commands_stand_for_uci_options() {
             option.xboard
         );
     }
+}
+
+/// Every name announced is one word (python-chess reads an xboard option's name up to its
+/// first space), but for UCI's own `Clear Hash`; the names of earlier versions still set
+/// their option in either protocol where it is offered (a bad value is refused in the
+/// option's own name, so the alias reached it), and are not announced.
+#[test]
+fn names_are_one_word_and_earlier_names_still_work() {
+    let (uci, xboard) = (uci_options(), xboard_options());
+    for name in uci
+        .keys()
+        .filter(|n| *n != "Clear Hash")
+        .chain(xboard.keys())
+    {
+        assert!(!name.contains(' '), "'{name}' has a space");
+    }
+    let mut aliases = 0;
+    for option in OPTIONS.iter().filter(|o| !o.aliases.is_empty()) {
+        for alias in option.aliases {
+            assert!(!uci.contains_key(*alias) && !xboard.contains_key(*alias));
+            aliases += 1;
+            // A value the option refuses: a number out of every range, a file that is not.
+            let (value, refused) = match option.kind {
+                Kind::Text | Kind::File => ("/no/such/dir/file", "cannot open".to_string()),
+                _ => ("99999", format!("{} must be", option.name)),
+            };
+            if option.name_in(Protocol::Uci).is_some() {
+                let mut e = Engine::started_uci();
+                e.send(&format!("setoption name {alias} value {value}"));
+                let reply = e.next_line(common::SEC * 5).unwrap();
+                assert!(reply.contains(&refused), "{alias}: {reply}");
+            }
+            if let Some(name) = option.name_in(Protocol::Xboard) {
+                let mut e = Engine::started();
+                e.allow_errors(true);
+                e.send(&format!("option {alias}={value}"));
+                let reply = e.next_line(common::SEC * 5).unwrap();
+                let refused = refused.replace(option.name, name);
+                assert!(reply.contains(&refused), "{alias}: {reply}");
+            }
+        }
+    }
+    assert!(aliases >= 6, "{aliases} earlier names");
 }

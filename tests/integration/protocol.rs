@@ -36,7 +36,7 @@ fn handshake_declares_the_features_in_one_go() {
         "setscore=1",
         "pause=1",
         "variants=\"normal,fischerandom\"",
-        "option=\"Resign Threshold",
+        "option=\"ResignThreshold",
         "option=\"MultiPV -spin 1 1 256\"",
     ] {
         assert!(all.contains(f), "feature {f} missing in {all}");
@@ -572,7 +572,7 @@ fn every_kind_of_bad_input_gets_a_clear_reply_and_changes_nothing() {
         ("nps -5", "Error ("),
         ("protover x", "Error ("),
         ("option Nonsense=1", "Error (unknown option)"),
-        ("option Resign Threshold=abc", "Error (Resign Threshold"),
+        ("option ResignThreshold=abc", "Error (ResignThreshold"),
         ("option MultiPV=0", "Error (MultiPV must be 1-256)"),
         ("option MultiPV=257", "Error (MultiPV must be 1-256)"),
         ("option MultiPV=x", "Error (MultiPV must be 1-256)"),
@@ -968,7 +968,7 @@ fn draws_book_and_resignation() {
     e.send("bk");
     assert_eq!(
         e.next_line(5 * SEC).unwrap(),
-        "\tNo opening book is loaded (option Book File)."
+        "\tNo opening book is loaded (option BookFile)."
     );
     assert_eq!(e.next_line(5 * SEC).unwrap(), "");
     // Knight against bare king: nobody can win, the offer is accepted.
@@ -977,7 +977,7 @@ fn draws_book_and_resignation() {
     assert_eq!(e.next_line(5 * SEC).unwrap(), "offer draw");
 
     // Queen down with nothing for it and a resign threshold: resigns on its second move.
-    e.send("option Resign Threshold=500");
+    e.send("option ResignThreshold=500");
     e.send("setboard 7k/8/8/8/8/8/1Q6/K7 b - - 0 1");
     e.send("sd 4");
     e.send("go");

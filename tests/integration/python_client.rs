@@ -16,6 +16,8 @@ fn python_chess_client_plays_and_analyses_without_complaint() {
     // The Chess960 game whose only first move is castling was played (and python-chess
     // took the engine's `O-O`).
     assert!(stdout.contains("(960, castles first)"), "{stdout}");
+    // python-chess set LimitStrength and Elo, and the engine played limited.
+    assert!(stdout.contains("limited: "), "{stdout}");
 }
 
 #[test]

@@ -54,7 +54,7 @@ fn the_options_are_announced_in_both_protocols_with_their_ranges() {
     let mut e = Engine::start();
     let features = e.handshake();
     for option in [
-        "feature option=\"Limit Strength -check 0\"".to_string(),
+        "feature option=\"LimitStrength -check 0\"".to_string(),
         format!("feature option=\"Elo -spin {DEFAULT_ELO} {MIN_ELO} {FULL_STRENGTH_ELO}\""),
     ] {
         assert!(features.contains(&option), "{option} not in {features:?}");
@@ -99,14 +99,14 @@ fn bad_values_are_refused_and_change_nothing() {
 
     // xboard: the options and the command, each refused the same way.
     let mut x = Engine::started();
-    x.send("option Limit Strength=1");
+    x.send("option LimitStrength=1");
     x.send("option Elo=1800");
     x.allow_errors(true);
     for bad in [
         format!("option Elo={}", MIN_ELO - 1),
         format!("option Elo={}", FULL_STRENGTH_ELO + 1),
         "option Elo=x".to_string(),
-        "option Limit Strength=2".to_string(),
+        "option LimitStrength=2".to_string(),
         "elo 50".to_string(),
         "elo strong".to_string(),
     ] {
@@ -470,7 +470,7 @@ fn xboard_the_last_line_shown_is_the_move_played() {
         e.send("new");
         e.send("post");
         e.send("level 0 0:02 0");
-        e.send("option Limit Strength=1");
+        e.send("option LimitStrength=1");
         e.send(&format!("option Elo={elo}"));
         e.send(&format!("option MultiPV={multi_pv}"));
         let mut played = Vec::new();

@@ -44,7 +44,7 @@ fn handshake_names_the_engine_and_lists_every_option() {
         "option name Hash type spin default 64 min 1 max 4096",
         "option name Threads type spin default 1 min 1 max 64",
         "option name Ponder type check default false",
-        "option name Move Overhead type spin default 50 min 0 max 5000",
+        "option name MoveOverhead type spin default 50 min 0 max 5000",
         "option name MultiPV type spin default 1 min 1 max 256",
         "option name UCI_Chess960 type check default false",
         "option name Clear Hash type button",
@@ -196,7 +196,7 @@ fn go_ponder_then_stop_answers_at_once() {
 fn a_low_clock_game_never_runs_out() {
     let mut e = Engine::started_uci();
     e.send("ucinewgame");
-    e.send("setoption name Move Overhead value 30");
+    e.send("setoption name MoveOverhead value 30");
     e.ready();
     let mut moves: Vec<String> = Vec::new();
     let inc = 20u64;
@@ -245,7 +245,7 @@ fn bad_input_gets_an_info_string_and_changes_nothing() {
         "setoption name Hash value 0",
         "setoption name Hash value lots",
         "setoption name Threads value 65",
-        "setoption name Move Overhead value -1",
+        "setoption name MoveOverhead value -1",
         "setoption name MultiPV value 0",
         "setoption name MultiPV value 257",
         "setoption name MultiPV value three",
@@ -402,8 +402,8 @@ fn a_command_that_is_not_uci_first_keeps_xboard() {
 #[test]
 fn move_overhead_is_an_option_in_both_protocols() {
     let mut e = Engine::started_uci();
-    e.send("setoption name Move Overhead value 5000");
-    e.send("setoption name Move Overhead value 0");
+    e.send("setoption name MoveOverhead value 5000");
+    e.send("setoption name MoveOverhead value 0");
     assert!(e.ready().is_empty());
 
     let mut x = Engine::start();
@@ -411,17 +411,17 @@ fn move_overhead_is_an_option_in_both_protocols() {
     assert!(
         features
             .iter()
-            .any(|l| l == "feature option=\"Move Overhead -spin 50 0 5000\""),
+            .any(|l| l == "feature option=\"MoveOverhead -spin 50 0 5000\""),
         "{features:?}"
     );
-    x.send("option Move Overhead=200");
+    x.send("option MoveOverhead=200");
     assert!(x.sync(1).is_empty());
     x.allow_errors(true);
-    x.send("option Move Overhead=5001");
+    x.send("option MoveOverhead=5001");
     let lines = x.sync(2);
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert!(
-        lines[0].starts_with("Error (Move Overhead must be 0-5000 ms)"),
+        lines[0].starts_with("Error (MoveOverhead must be 0-5000 ms)"),
         "{lines:?}"
     );
 }

@@ -83,10 +83,10 @@ def main():
     games = 0
     try:
         assert a.id.get("name", "").startswith("Kestrel"), a.id
-        for name in ("Hash", "Threads", "Ponder", "Move Overhead", "MultiPV", "UCI_Chess960",
+        for name in ("Hash", "Threads", "Ponder", "MoveOverhead", "MultiPV", "UCI_Chess960",
                      "Clear Hash"):
             assert name in a.options, (name, list(a.options))
-        a.configure({"Hash": 16, "Move Overhead": 30})
+        a.configure({"Hash": 16, "MoveOverhead": 30})
         b.configure({"Hash": 16})
         for white, black, ponder_side in ((a, b, chess.WHITE), (b, a, chess.BLACK)):
             board = chess.Board()

@@ -189,6 +189,20 @@ def main():
         with a.analysis(chess.Board(), chess.engine.Limit(depth=5)) as analysis:
             depths = [i.get("depth") for i in analysis if "depth" in i]
         assert depths == sorted(depths) and set(range(1, 6)) <= set(depths), depths
+        # Limited strength, set through the options python-chess reads from the features
+        # (one-word names: it reads a name up to its first space). At the lowest setting a
+        # move is searched with a couple of thousand nodes, where half a second at full
+        # strength searches hundreds of thousands.
+        assert a.options["LimitStrength"].type == "check", a.options["LimitStrength"]
+        assert a.options["Elo"].type == "spin", a.options["Elo"]
+        a.configure({"LimitStrength": True, "Elo": a.options["Elo"].min})
+        board = chess.Board(OPENINGS[0])
+        result = a.play(board, chess.engine.Limit(time=0.5), info=chess.engine.INFO_ALL)
+        assert result.move in board.legal_moves, result
+        nodes = result.info.get("nodes", 0)
+        assert 0 < nodes < 20000, "limited at %d: %r" % (a.options["Elo"].min, result.info)
+        print("limited: %d nodes at Elo %d" % (nodes, a.options["Elo"].min))
+        a.configure({"LimitStrength": False})
     finally:
         a.quit()
         b.quit()

@@ -465,9 +465,9 @@ mod tests {
         assert!(UciCommand::parse("position fen").is_err());
         assert!(UciCommand::parse("position somewhere").is_err());
         assert_eq!(
-            UciCommand::parse("setoption name Move Overhead value 100"),
+            UciCommand::parse("setoption name MoveOverhead value 100"),
             Ok(UciCommand::SetOption {
-                name: "Move Overhead".into(),
+                name: "MoveOverhead".into(),
                 value: Some("100".into())
             })
         );

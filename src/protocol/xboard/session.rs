@@ -721,7 +721,7 @@ impl Session {
         let pos = *self.engine.game.position();
         let mut lines = Vec::new();
         if self.engine.book.is_none() {
-            lines.push("\tNo opening book is loaded (option Book File).".to_string());
+            lines.push("\tNo opening book is loaded (option BookFile).".to_string());
         } else {
             match self.engine.book_moves() {
                 Err(e) => lines.push(format!("\t{e}")),

@@ -63,7 +63,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("hint", "the move Kestrel expects you to play"),
     (
         "bk",
-        "the opening book's moves here, with weights (option Book File)",
+        "the opening book's moves here, with weights (option BookFile)",
     ),
     ("draw", "offer a draw"),
     ("result R {why}", "the game is over"),

@@ -25,7 +25,7 @@ impl Session {
         }
     }
 
-    /// `elo N` (the options `Elo` and `Limit Strength` at once), `elo off`, or `elo`: the
+    /// `elo N` (the options `Elo` and `LimitStrength` at once), `elo off`, or `elo`: the
     /// setting, shown.
     pub(super) fn set_elo(&mut self, setting: &str) {
         match setting.trim() {
