@@ -612,8 +612,17 @@ fn every_kind_of_bad_input_gets_a_clear_reply_and_changes_nothing() {
     e.send("   ");
     assert_eq!(e.sync(200), Vec::<String>::new());
 
-    // The game is exactly as before: Black to move after 1. e4, so e7e5 is legal, and the
-    // engine then plays a legal White move.
+    // The game is exactly as before: Black to move after 1. e4. The refused boards leave
+    // the engine taking no move until a board is set up again; then e7e5 is legal, and the
+    // engine plays a legal White move.
+    let after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+    assert_eq!(e.fen(), after_e4);
+    e.send("e7e5");
+    assert!(e
+        .next_line(5 * SEC)
+        .unwrap()
+        .starts_with("Illegal move (no position"));
+    e.send(&format!("setboard {after_e4}"));
     e.send("e7e5");
     e.send("sd 3");
     e.send("go");
@@ -1219,4 +1228,56 @@ fn go_in_analysis_mode_leaves_it_and_plays() {
     // Playing White now, not analysing: Black's reply brings the next move.
     e.send("usermove e7e5");
     e.expect_move(20 * SEC);
+}
+
+/// After a refused `setboard` the GUI shows a position the engine does not have: until a
+/// board is set up again (or `new`), every move is illegal and nothing is played, rather
+/// than a reply from the old position.
+#[test]
+fn after_a_refused_board_no_move_is_taken_or_played_until_a_board_is_set() {
+    let mut e = Engine::started();
+    e.send("new");
+    e.send("st 1");
+    e.allow_errors(true);
+    let mut refuse = |e: &mut Engine| {
+        e.send("setboard rnbqkbnr/pppppppp/pppppppp/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+        e.expect_prefix("tellusererror Illegal position", 5 * SEC);
+        for (input, reply) in [
+            ("usermove e2e4", "Illegal move (no position"),
+            ("e2e4", "Illegal move (no position"),
+            ("go", "Error (no position"),
+            ("playother", "Error (no position"),
+            ("undo", "Error (no position"),
+            ("analyze", "Error (no position"),
+        ] {
+            e.send(input);
+            let got = e.next_line(5 * SEC).unwrap();
+            assert!(got.starts_with(reply), "{input}: {got}");
+        }
+        // Nothing was played meanwhile.
+        assert_eq!(e.sync(1), Vec::<String>::new());
+        e.expect_silence(SEC / 2);
+    };
+    refuse(&mut e);
+    e.send("new");
+    e.send("usermove e2e4");
+    assert!(e.expect_move(10 * SEC).len() >= 4);
+
+    refuse(&mut e);
+    e.send("force");
+    e.send("setboard 4k3/8/8/8/8/8/4P3/4K3 w - - 0 1");
+    e.send("usermove e2e4");
+    assert_eq!(e.fen(), "4k3/8/8/8/4P3/8/8/4K3 b - - 0 1");
+
+    // A board set up in edit mode ends it too.
+    refuse(&mut e);
+    e.send("edit");
+    e.send("#");
+    e.send("Ke1");
+    e.send("Pe2");
+    e.send("c");
+    e.send("Ke8");
+    e.send(".");
+    e.send("usermove e8d8");
+    assert!(e.fen().starts_with("3k4/8/8/8/8/8/4P3/4K3 w"));
 }

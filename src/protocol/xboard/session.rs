@@ -45,6 +45,10 @@ struct Session {
     paused: bool,
     /// A result was seen or claimed; no thinking until a new game or position.
     game_over: bool,
+    /// The last board set up (`setboard`, `edit`) was refused: the GUI shows a position the
+    /// engine does not have, so no move is taken or played until `new` or a board set up
+    /// that succeeds.
+    board_refused: bool,
     /// We just moved and may ponder on the opponent's time.
     ponder_due: bool,
     post: bool,
@@ -96,6 +100,7 @@ impl XboardSession {
                 analyzing: false,
                 paused: false,
                 game_over: false,
+                board_refused: false,
                 ponder_due: false,
                 post: false,
                 time_control: TimeControl::default(),
@@ -127,8 +132,11 @@ impl XboardSession {
             let s = &self.session;
             // No search while a board is being set up in edit mode (in analysis the search
             // would take the edit lines as commands).
-            let idle =
-                s.engine.io.pending.is_empty() && !s.paused && !s.game_over && s.edit.is_none();
+            let idle = s.engine.io.pending.is_empty()
+                && !s.paused
+                && !s.game_over
+                && !s.board_refused
+                && s.edit.is_none();
             let to_move = s.engine.game.position().side_to_move();
             if idle && s.analyzing {
                 self.analyze();
@@ -206,10 +214,17 @@ impl XboardSession {
 
     fn handle(&mut self, cmd: Command) {
         let s = &mut self.session;
+        if s.board_refused {
+            if let Some(reply) = refused_without_board(&cmd) {
+                s.send(&reply);
+                return;
+            }
+        }
         match cmd {
             Command::Xboard => {}
             Command::Protover(_) => s.send_features(),
             Command::New => {
+                s.board_refused = false;
                 s.engine.chess960 = false;
                 s.new_game(Position::startpos());
                 s.engine_color = if s.analyzing {
@@ -444,9 +459,24 @@ fn invalid_line(line: &str) -> Option<String> {
     line_problem(line).map(|(why, preview)| format!("Error ({why}): {preview}"))
 }
 
+/// The reply to `cmd` while the last board set up was refused, if `cmd` is one that would
+/// play or take back moves on the engine's board, which is not the GUI's: a move is illegal
+/// and nothing is played.
+fn refused_without_board(cmd: &Command) -> Option<String> {
+    const WHY: &str = "no position: the last board set up was refused";
+    let word = match cmd {
+        Command::Move(text) => return Some(format!("Illegal move ({WHY}): {text}")),
+        Command::Go => "go",
+        Command::PlayOther => "playother",
+        Command::Analyze => "analyze",
+        Command::Undo => "undo",
+        Command::Remove => "remove",
+        _ => return None,
+    };
+    Some(format!("Error ({WHY}; send new, setboard or edit): {word}"))
+}
+
 impl Session {
-    /// Moves the side to move has made in this game (from its start or set-up position, as
-    /// the GUI counts them for `level MPS ...`).
     /// The limits of our move, `moves_made` of our moves into the game: the engine's clock
     /// is set from the time control and our time left first.
     fn limits(&mut self, moves_made: u32) -> TimeLimits {
@@ -454,6 +484,8 @@ impl Session {
         self.engine.limits()
     }
 
+    /// Moves the side to move has made in this game (from its start or set-up position, as
+    /// the GUI counts them for `level MPS ...`).
     fn moves_made(&self) -> u32 {
         self.engine.game.moves().len() as u32 / 2
     }
@@ -624,8 +656,14 @@ impl Session {
 
     fn set_board(&mut self, fen: &str) {
         match Position::from_fen(fen) {
-            Ok(pos) => self.new_game(pos),
-            Err(e) => self.send(&format!("tellusererror Illegal position: {e}")),
+            Ok(pos) => {
+                self.board_refused = false;
+                self.new_game(pos);
+            }
+            Err(e) => {
+                self.board_refused = true;
+                self.send(&format!("tellusererror Illegal position: {e}"));
+            }
         }
     }
 

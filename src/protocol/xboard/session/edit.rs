@@ -46,7 +46,10 @@ impl Session {
         self.send(&format!(
             "# edit mode ended by '{word}', which is not an edit command; {outcome}"
         ));
-        if !untouched {
+        if untouched {
+            // The board the GUI set up is the engine's: the two agree again.
+            self.board_refused = false;
+        } else {
             // Reports an illegal set-up and keeps the old position, as `.` does.
             self.set_board(&fen);
         }
