@@ -1239,7 +1239,7 @@ fn after_a_refused_board_no_move_is_taken_or_played_until_a_board_is_set() {
     e.send("new");
     e.send("st 1");
     e.allow_errors(true);
-    let mut refuse = |e: &mut Engine| {
+    let refuse = |e: &mut Engine| {
         e.send("setboard rnbqkbnr/pppppppp/pppppppp/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
         e.expect_prefix("tellusererror Illegal position", 5 * SEC);
         for (input, reply) in [
