@@ -157,9 +157,26 @@ pub fn file_len(hidden: usize, output_buckets: usize) -> usize {
     header + 2 * (INPUTS * hidden + hidden + output_buckets * 2 * hidden) + 4 * output_buckets + 8
 }
 
-impl NetFile {
-    /// Reads and checks a net file.
-    pub fn parse(bytes: &[u8]) -> Result<NetFile, NetError> {
+/// What a net file's header declares: enough to know its length before reading the rest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Header {
+    pub version: u32,
+    pub hidden: usize,
+    pub output_buckets: usize,
+    pub activation: Activation,
+    pub qa: i32,
+    pub qb: i32,
+    pub scale: i32,
+}
+
+impl Header {
+    /// The most bytes a header takes: read this many (or the whole file, if shorter) to
+    /// check it.
+    pub const MAX_BYTES: usize = HEADER_BYTES_V2;
+
+    /// Reads and checks the header at the start of `bytes` (the file or its first
+    /// `MAX_BYTES` bytes).
+    pub fn parse(bytes: &[u8]) -> Result<Header, NetError> {
         if bytes.len() < HEADER_BYTES_V1 {
             return Err(NetError::TooShort { len: bytes.len() });
         }
@@ -181,7 +198,6 @@ impl NetFile {
         if hidden == 0 || hidden % 16 != 0 || hidden as usize > MAX_HIDDEN {
             return Err(NetError::BadHidden(hidden));
         }
-        let hidden = hidden as usize;
         let activation = match word(4) {
             0 => Activation::CReLU,
             1 => Activation::SCReLU,
@@ -199,13 +215,47 @@ impl NetFile {
                 b => return Err(NetError::BadOutputBuckets(b)),
             },
         };
-        let expected = file_len(hidden, output_buckets);
-        if bytes.len() != expected {
-            return Err(NetError::WrongLength {
-                expected,
-                found: bytes.len(),
-            });
+        Ok(Header {
+            version,
+            hidden: hidden as usize,
+            output_buckets,
+            activation,
+            qa,
+            qb,
+            scale,
+        })
+    }
+
+    /// The length of the whole file this header starts.
+    pub fn file_len(&self) -> usize {
+        file_len(self.hidden, self.output_buckets)
+    }
+
+    /// `found` bytes are right for this header's file.
+    pub fn check_len(&self, found: usize) -> Result<(), NetError> {
+        let expected = self.file_len();
+        if found != expected {
+            return Err(NetError::WrongLength { expected, found });
         }
+        Ok(())
+    }
+}
+
+impl NetFile {
+    /// Reads and checks a net file.
+    pub fn parse(bytes: &[u8]) -> Result<NetFile, NetError> {
+        let header = Header::parse(bytes)?;
+        header.check_len(bytes.len())?;
+        let expected = header.file_len();
+        let Header {
+            version,
+            hidden,
+            output_buckets,
+            activation,
+            qa,
+            qb,
+            scale,
+        } = header;
         let (body, sum) = bytes.split_at(expected - 8);
         if checksum(body) != u64::from_le_bytes(sum.try_into().unwrap()) {
             return Err(NetError::BadChecksum);

@@ -35,10 +35,32 @@ pub fn embedded() -> Option<Arc<Network>> {
     .clone()
 }
 
-/// Reads the net file at `path`.
+/// Reads the net file at `path`. Its header is checked, and its length against the
+/// header's, before the rest is read: a wrong file (a device, a FIFO, a huge file that is
+/// no net) is refused at once, without reading it whole or waiting on it.
 pub fn load(path: &std::path::Path) -> Result<Network, String> {
-    let bytes =
-        std::fs::read(path).map_err(|e| format!("cannot read net file {}: {e}", path.display()))?;
-    let file = NetFile::parse(&bytes).map_err(|e| format!("net file {}: {e}", path.display()))?;
-    Ok(Network::new(&file))
+    use std::io::Read;
+    let shown = path.display();
+    let cannot = |e: std::io::Error| format!("cannot read net file {shown}: {e}");
+    let meta = std::fs::metadata(path).map_err(cannot)?;
+    if !meta.is_file() {
+        return Err(format!("net file {shown}: not a regular file"));
+    }
+    let damaged = |e: format::NetError| format!("net file {shown}: {e}");
+    let mut file = std::fs::File::open(path).map_err(cannot)?;
+    let mut bytes = Vec::new();
+    (&mut file)
+        .take(format::Header::MAX_BYTES as u64)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    let header = format::Header::parse(&bytes).map_err(damaged)?;
+    let len = usize::try_from(meta.len()).unwrap_or(usize::MAX);
+    header.check_len(len).map_err(damaged)?;
+    // The length the header gives, and no more, whatever the file grew to meanwhile.
+    (&mut file)
+        .take((header.file_len() - bytes.len()) as u64)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    let net = NetFile::parse(&bytes).map_err(damaged)?;
+    Ok(Network::new(&net))
 }

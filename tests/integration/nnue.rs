@@ -34,6 +34,16 @@ impl Nets {
         damaged[5000] ^= 0x10;
         std::fs::write(dir.join("damaged.knue"), damaged).unwrap();
         std::fs::write(dir.join("text.knue"), "not a net\n").unwrap();
+        // A good net's header on a 1 GiB (sparse) file: refused by its length, unread.
+        let huge = std::fs::File::create(dir.join("huge.knue")).unwrap();
+        std::io::Write::write_all(&mut &huge, &second.1.to_bytes()).unwrap();
+        huge.set_len(1 << 30).unwrap();
+        // A FIFO nobody writes to: reading it would wait for ever.
+        let fifo = std::process::Command::new("mkfifo")
+            .arg(dir.join("fifo.knue"))
+            .status()
+            .unwrap();
+        assert!(fifo.success());
         Nets { dir, first, second }
     }
 
@@ -51,6 +61,15 @@ impl Nets {
                 self.dir.join("missing.knue").display().to_string(),
                 "cannot read net file",
             ),
+            (
+                self.dir.join("huge.knue").display().to_string(),
+                "the file is 1073741824 bytes; a net of this shape is",
+            ),
+            (
+                self.dir.join("fifo.knue").display().to_string(),
+                "not a regular file",
+            ),
+            (self.dir.display().to_string(), "not a regular file"),
         ]
     }
 }
