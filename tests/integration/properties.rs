@@ -180,6 +180,9 @@ proptest! {
         let mut engine: Option<Side> = Some(Side::Black);
         let mut analyzing = false;
         let mut over = false;
+        // The last board set up was refused: moves, `go`, `playother`, `analyze`, `undo`
+        // and `remove` are refused until `new` or a board set up that succeeds.
+        let mut no_board = false;
         for a in &actions {
             let pos = *model.position();
             let legal = pos.legal_moves();
@@ -217,6 +220,16 @@ proptest! {
             let refused = out.iter().any(|l| l.starts_with("Illegal move") || l.starts_with("Error") || l.starts_with("tellusererror"));
             // The model follows what the driver accepted.
             let ended = |g: &Game| g.outcome().is_some();
+            let needs_board = matches!(
+                a,
+                Action::LegalMove(..) | Action::RandomMove(_) | Action::Undo | Action::Remove
+                    | Action::Go | Action::PlayOther | Action::Analyze
+            );
+            if no_board && needs_board {
+                let played = out.iter().any(|l| l.starts_with("move "));
+                prop_assert!(refused && !played, "{:?} with no board: {:?}", a, out);
+                continue;
+            }
             match a {
                 Action::LegalMove(..) | Action::RandomMove(_) => {
                     if let Some(m) = user_move {
@@ -239,6 +252,7 @@ proptest! {
                     over = false;
                 }
                 Action::New => {
+                    no_board = false;
                     model = Game::default();
                     engine = if analyzing { None } else { Some(Side::Black) };
                     over = false;
@@ -252,12 +266,18 @@ proptest! {
                 }
                 Action::PlayOther => engine = Some(other(side_to_move(&model))),
                 Action::SetBoard(i) => {
+                    no_board = false;
                     model = Game::new(Position::from_fen(FENS[*i]).unwrap());
                     over = false;
                 }
                 Action::BadSetBoard(s) if !refused => {
+                    no_board = false;
                     model = Game::new(Position::from_fen(s).unwrap());
                     over = false;
+                }
+                // A position refused (a `setboard` with no FEN is a malformed command).
+                Action::BadSetBoard(_) => {
+                    no_board |= out.iter().any(|l| l.starts_with("tellusererror Illegal position"))
                 }
                 Action::Analyze => {
                     analyzing = true;
