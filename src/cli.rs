@@ -4,6 +4,7 @@
 
 use clap::{Args, Parser, Subcommand};
 use kestrel::chess::STARTPOS_FEN;
+use kestrel::search::strength::{FULL_STRENGTH_ELO, MIN_ELO};
 use kestrel::tools::calibrate::{Setting, TimeControl};
 use std::path::PathBuf;
 
@@ -109,7 +110,7 @@ pub struct SpsaArgs {
     #[arg(long, value_name = "PROGRAM")]
     pub engine: PathBuf,
     /// Game pairs of the whole run (its schedule depends on it: keep it when resuming).
-    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = 2000, value_parser = at_least_one::<u64>)]
     pub pairs: u64,
     /// Nodes per move.
     #[arg(long, default_value_t = 8000, value_parser = clap::value_parser!(u64).range(100..))]
@@ -165,7 +166,7 @@ pub struct EpdArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub depth: Option<u32>,
     /// Node limit per position.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_parser = at_least_one::<u64>)]
     pub nodes: Option<u64>,
     /// Search threads.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
@@ -179,7 +180,7 @@ pub struct EpdArgs {
 #[derive(Args)]
 pub struct DatagenArgs {
     /// Games of the run (game indices 0 to GAMES - 1).
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = 1000, value_parser = at_least_one::<u64>)]
     pub games: u64,
     /// The first game to play: resumes a stopped run (same seed and settings, same --out)
     /// from the "next" game its last progress line names.
@@ -248,7 +249,7 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100000))]
     pub epochs: u32,
     /// Positions per batch.
-    #[arg(long, default_value_t = 16384, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 16384, value_parser = at_least_one::<u32>)]
     pub batch: u32,
     /// Adam's starting learning rate (a cosine decay takes it to 1% by the last epoch).
     #[arg(long, default_value_t = 0.001)]
@@ -321,7 +322,7 @@ pub struct TuneArgs {
 pub struct StrengthMatesArgs {
     /// A setting to play at (repeatable; default: the lowest to full strength in steps
     /// of 200).
-    #[arg(long, value_name = "ELO")]
+    #[arg(long, value_name = "ELO", value_parser = clap::value_parser!(i64).range(MIN_ELO..=FULL_STRENGTH_ELO))]
     pub elo: Vec<i64>,
     /// Random positions per ending and setting.
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=100000))]
@@ -425,5 +426,15 @@ impl ActivationArg {
             ActivationArg::Screlu => kestrel::nnue::format::Activation::SCReLU,
             ActivationArg::Crelu => kestrel::nnue::format::Activation::CReLU,
         }
+    }
+}
+
+/// A count that must be at least 1 (clap's own range check would name the type's maximum
+/// as the upper bound).
+fn at_least_one<T: std::str::FromStr + PartialOrd + From<u8>>(text: &str) -> Result<T, String> {
+    match text.parse::<T>() {
+        Ok(n) if n >= T::from(1) => Ok(n),
+        Ok(_) => Err("must be at least 1".into()),
+        Err(_) => Err("must be a whole number of at least 1".into()),
     }
 }

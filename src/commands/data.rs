@@ -105,5 +105,16 @@ pub fn convert(args: &ConvertArgs) -> CliResult {
         output.display(),
         start.elapsed().as_secs_f64()
     );
+    // Nothing to train on is a failed conversion, not an empty file to find later.
+    if report.records == 0 {
+        drop(writer);
+        let _ = std::fs::remove_file(output);
+        return Err(CliError::Failed(format!(
+            "no position converted: {} holds no valid position line ({} malformed); {} not written",
+            input.display(),
+            report.malformed,
+            output.display()
+        )));
+    }
     Ok(())
 }

@@ -48,6 +48,35 @@ fn convert_packs_every_good_line_in_order_and_names_the_bad_ones() {
     let (ok, said) = kestrel(&["convert", input.to_str().unwrap(), output.to_str().unwrap()]);
     assert!(!ok && said.contains("exists"), "{said}");
     assert_eq!(std::fs::read(&output).unwrap(), bytes);
+
+    // A file with no valid line is a failed conversion, and leaves no empty file behind.
+    let junk = scratch.path("junk.txt");
+    std::fs::write(&junk, "not data\n8/8/8/8/8/8/8/8 w - - 0 1 | 0 | 0.5\n").unwrap();
+    let empty = scratch.path("junk.bin");
+    let run = Command::new(KESTREL)
+        .args(["convert", junk.to_str().unwrap(), empty.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("no position converted") && said.contains("2 malformed"),
+        "{said}"
+    );
+    assert!(!empty.exists());
+}
+
+/// Counts that must be positive say so, without the type's maximum; a strength setting
+/// outside the engine's range is refused, not clamped and reported as asked.
+#[test]
+fn counts_and_settings_out_of_range_are_refused_plainly() {
+    let (ok, said) = kestrel(&["datagen", "--games", "0", "--out", "unused.txt"]);
+    assert!(!ok && said.contains("must be at least 1"), "{said}");
+    assert!(!said.contains("18446744073709551615"), "{said}");
+    for elo in ["50", "9999"] {
+        let (ok, said) = kestrel(&["strength-mates", "--elo", elo, "--positions", "1"]);
+        assert!(!ok && said.contains(&format!("{elo} is not in")), "{said}");
+    }
 }
 
 #[test]
