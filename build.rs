@@ -142,6 +142,10 @@ fn embedded_net() {
     };
     println!("cargo:rerun-if-changed={}", path.display());
     println!("cargo:rustc-env=KESTREL_NET={}", path.display());
+    let name = path
+        .file_stem()
+        .map_or("net".into(), |s| s.to_string_lossy());
+    println!("cargo:rustc-env=KESTREL_NET_NAME={name}");
 }
 
 /// The committed net (see its manifest beside it).

@@ -92,7 +92,7 @@ struct LoadedNet {
 /// What the net makes of a position, for `eval`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NetEval {
-    /// The path the net was loaded from, or `<embedded>`.
+    /// The path the net was loaded from, or `<embedded>` and the embedded net's name.
     pub name: String,
     pub hidden: usize,
     pub activation: Activation,
@@ -228,13 +228,13 @@ impl Engine {
         };
         let Some(tables) = opened.tables else {
             let line = format!("{}; playing without tables", missing.unwrap_or_default());
-            log::warn!("{line}");
+            log::info!("{line}");
             return Ok(vec![line]);
         };
         let mut lines = Vec::new();
         if let Some(missing) = missing {
             let line = format!("{missing}: skipped");
-            log::warn!("{line}");
+            log::info!("{line}");
             lines.push(line);
         }
         let loaded = format!(
@@ -373,8 +373,13 @@ impl Engine {
         } else {
             crate::nnue::evaluate_from_scratch(&loaded.net, pos)
         };
+        let name = if loaded.name == EMBEDDED_NET_NAME {
+            format!("{EMBEDDED_NET_NAME} {}", crate::nnue::EMBEDDED_NAME)
+        } else {
+            loaded.name.clone()
+        };
         Some(NetEval {
-            name: loaded.name.clone(),
+            name,
             hidden: loaded.net.hidden(),
             activation: loaded.net.activation(),
             score,

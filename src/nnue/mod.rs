@@ -20,6 +20,8 @@ use std::sync::{Arc, OnceLock};
 /// or the file `KESTREL_EVALFILE` names at build time (build.rs). `None` would make the
 /// classical evaluation the default again.
 pub const EMBEDDED: Option<&'static [u8]> = Some(include_bytes!(env!("KESTREL_NET")));
+/// The embedded net's name: its file's name without the extension (`kestrel-5`).
+pub const EMBEDDED_NAME: &str = env!("KESTREL_NET_NAME");
 
 /// The embedded net, read once; `None` without one. A damaged embedded net is a build
 /// error in all but name: it panics with the reason.

@@ -538,3 +538,28 @@ fn several_directories_skip_the_missing_and_keep_the_rest() {
     );
     assert_eq!(tb_wdl(&mut x, "8/B4k2/8/K7/8/6N1/8/8 w - - 0 1"), 2);
 }
+
+/// A directory that does not exist is said once, on stdout (XBoard reads stderr from the
+/// same pipe): nothing on stderr without `RUST_LOG`.
+#[test]
+fn a_missing_directory_is_said_once_and_not_on_stderr() {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(KESTREL)
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input = "xboard\nprotover 2\negtpath syzygy /no/such/syzygy/directory\nping 1\nquit\n";
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.matches("does not exist").count(), 1, "{stdout}");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}

@@ -752,3 +752,73 @@ fn eval_table_keeps_terms_under_their_groups_and_columns() {
         }
     }
 }
+
+/// A person at a terminal (no `xboard` or `protover` came): thinking shows from the start
+/// under a header; `undo` right after Kestrel's reply takes back the person's move with it
+/// (as `remove`, and says so) rather than Kestrel's alone, which it would play again at
+/// once; `eval` names the net and says which score plays.
+#[test]
+fn a_person_sees_thinking_takes_back_their_move_and_reads_the_eval() {
+    let mut e = Engine::start();
+    e.send("new");
+    e.send("sd 4");
+    e.send("e4");
+    let (reply, before) = e.wait_for("move", 10 * SEC, |l| l.starts_with("move "));
+    assert!(before.len() >= 5, "{before:?}");
+    assert!(before[0].starts_with("depth score"), "{before:?}");
+    assert!(before[1..].iter().all(|l| is_thinking(l)), "{before:?}");
+    e.send("undo");
+    let note = e.next_line(5 * SEC).unwrap();
+    assert!(
+        note.contains("took back Kestrel's move and yours"),
+        "{note}"
+    );
+    assert_eq!(e.fen(), kestrel::chess::STARTPOS_FEN, "after {reply}");
+    e.expect_silence(SEC / 2);
+    // In force mode `undo` is the protocol's: one move back, nothing said.
+    e.send("force");
+    e.send("e4");
+    e.send("e5");
+    e.send("undo");
+    assert_eq!(e.sync(1), Vec::<String>::new());
+    assert!(e
+        .fen()
+        .starts_with("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b"));
+
+    let eval = |e: &mut Engine| e.wait_for("eval", 5 * SEC, |l| l.starts_with("NNUE ")).0;
+    e.send("eval");
+    let plays = eval(&mut e);
+    assert!(plays.ends_with("the score the search plays"), "{plays}");
+    let net = e.transcript.iter().rev().nth(1).unwrap().clone();
+    assert!(
+        net.starts_with("net")
+            && net.contains(&format!("<embedded> {}", kestrel::nnue::EMBEDDED_NAME)),
+        "{net}"
+    );
+    e.send("option UseNNUE=0");
+    e.send("eval");
+    let plays = eval(&mut e);
+    assert!(
+        plays.ends_with("the search plays the classical score"),
+        "{plays}"
+    );
+}
+
+/// A GUI's session (`xboard` first) keeps the protocol's defaults: no thinking before
+/// `post`, and `undo` outside force mode takes back one move only.
+#[test]
+fn a_gui_gets_no_thinking_unasked_and_the_protocols_undo() {
+    let mut e = Engine::start();
+    e.send("xboard");
+    e.send("new");
+    e.send("sd 3");
+    e.send("e4");
+    let (_, before) = e.wait_for("move", 10 * SEC, |l| l.starts_with("move "));
+    assert!(before.is_empty(), "{before:?}");
+    e.send("force");
+    e.send("undo");
+    assert_eq!(e.sync(1), Vec::<String>::new());
+    assert!(e
+        .fen()
+        .starts_with("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b"));
+}

@@ -51,7 +51,14 @@ struct Session {
     board_refused: bool,
     /// We just moved and may ponder on the opponent's time.
     ponder_due: bool,
+    /// Thinking output on. A person (below) gets it from the start, a GUI when it asks.
     post: bool,
+    /// Neither `xboard` nor `protover` came: a person at a terminal, not a GUI (every GUI
+    /// sends one first). Thinking is shown under a header, and `undo` takes back the
+    /// person's move rather than giving Kestrel its move to play again.
+    person: bool,
+    /// The thinking output's header is yet to be shown for this search (a person only).
+    thinking_header_due: bool,
     /// The time control (`level`, `st`) and our clock (`time`), which make the engine's
     /// clock for each move.
     time_control: TimeControl,
@@ -102,7 +109,9 @@ impl XboardSession {
                 game_over: false,
                 board_refused: false,
                 ponder_due: false,
-                post: false,
+                post: true,
+                person: true,
+                thinking_header_due: false,
                 time_control: TimeControl::default(),
                 time_left: None,
                 opponent_time_left: None,
@@ -221,8 +230,11 @@ impl XboardSession {
             }
         }
         match cmd {
-            Command::Xboard => {}
-            Command::Protover(_) => s.send_features(),
+            Command::Xboard => s.leave_person_mode(),
+            Command::Protover(_) => {
+                s.leave_person_mode();
+                s.send_features();
+            }
             Command::New => {
                 s.board_refused = false;
                 s.engine.chess960 = false;
@@ -267,13 +279,7 @@ impl XboardSession {
             }
             Command::SetBoard(fen) => s.set_board(&fen),
             Command::Edit => s.edit = Some(EditBoard::from_position(s.engine.game.position())),
-            Command::Undo => {
-                if s.engine.game.undo() {
-                    s.position_changed();
-                } else {
-                    s.send("Error (no move to undo): undo");
-                }
-            }
+            Command::Undo => s.undo(),
             Command::Remove => {
                 if s.engine.game.moves().len() >= 2 {
                     s.engine.game.undo();
@@ -361,6 +367,7 @@ impl XboardSession {
             full_width: false,
         };
         let mut search = Search::new(Mode::Think, limits, s.engine.nps, pos);
+        s.thinking_header_due = s.person;
         let result = run_search(s, &mut search, &params);
         if search.abort != Abort::Command {
             self.session.play_engine_move(&result);
@@ -431,6 +438,7 @@ impl XboardSession {
                 full_width: false,
             };
             let mut search = Search::new(Mode::Analyze, TimeLimits::INFINITE, s.engine.nps, pos);
+            s.thinking_header_due = s.person;
             run_search(s, &mut search, &params);
             if search.abort != Abort::No {
                 return;
@@ -646,6 +654,39 @@ impl Session {
         self.last_score = None;
         self.losing_moves = 0;
         self.dead_even_moves = 0;
+    }
+
+    /// A GUI said `xboard` or `protover`: the protocol's defaults, no thinking until `post`.
+    fn leave_person_mode(&mut self) {
+        if self.person {
+            self.person = false;
+            self.post = false;
+        }
+    }
+
+    /// `undo`: takes back one move. XBoard sends it in force mode only; a person typing it
+    /// right after Kestrel's reply means their own move, and taking back Kestrel's alone
+    /// would have Kestrel play it again at once: then Kestrel's move and theirs go (as
+    /// `remove`), and the note says so.
+    fn undo(&mut self) {
+        let moves = self.engine.game.moves().len();
+        let kestrel_moved_last = !self.analyzing
+            && self.engine_color == Some(!self.engine.game.position().side_to_move());
+        if self.person && kestrel_moved_last && moves >= 2 {
+            self.engine.game.undo();
+            self.engine.game.undo();
+            self.position_changed();
+            self.send("# undo: took back Kestrel's move and yours (as remove); your move");
+        } else if self.person && kestrel_moved_last && moves == 1 {
+            self.engine.game.undo();
+            self.position_changed();
+            self.engine_color = None;
+            self.send("# undo: took back Kestrel's move; it plays neither side now (go: it moves)");
+        } else if self.engine.game.undo() {
+            self.position_changed();
+        } else {
+            self.send("Error (no move to undo): undo");
+        }
     }
 
     fn position_changed(&mut self) {

@@ -190,17 +190,20 @@ pub fn move_lines(pos: &Position) -> Vec<String> {
 pub fn eval_lines(pos: &Position, net: Option<&NetEval>) -> Vec<String> {
     let mut lines = breakdown(pos).lines();
     if let Some(net) = net {
-        let unused = if net.in_use {
-            ""
+        let (unused, plays) = if net.in_use {
+            ("", "the score the search plays")
         } else {
-            "; not in use (UseNNUE is off)"
+            (
+                "; not in use (UseNNUE is off)",
+                "not played: the search plays the classical score",
+            )
         };
         lines.push(format!(
             "{:<20} {}: {} hidden neurons, {:?}{unused}",
             "net", net.name, net.hidden, net.activation
         ));
         lines.push(format!(
-            "{:<20}{:>9} side to move (centipawns)",
+            "{:<20}{:>9} side to move (centipawns), {plays}",
             "NNUE", net.score
         ));
     }

@@ -79,6 +79,10 @@ impl Front for Session {
                 let end = pv.find(' ').unwrap_or(pv.len());
                 pv.insert_str(end, mark);
             }
+            if self.thinking_header_due {
+                self.thinking_header_due = false;
+                self.send(THINKING_HEADER);
+            }
             let line = thinking_line(
                 info.depth,
                 info.score,
@@ -92,6 +96,10 @@ impl Front for Session {
         }
     }
 }
+
+/// The columns of the thinking output, shown to a person above a search's first line.
+const THINKING_HEADER: &str =
+    "depth score(cp, side to move) time(1/100 s) nodes seldepth nps tbhits\tmoves";
 
 impl Session {
     /// `.` in analysis: `stat01: time nodes depth moves-left total-moves current-move`.
