@@ -1281,3 +1281,49 @@ fn after_a_refused_board_no_move_is_taken_or_played_until_a_board_is_set() {
     e.send("usermove e8d8");
     assert!(e.fen().starts_with("3k4/8/8/8/8/8/4P3/4K3 w"));
 }
+
+/// A takeback starts afresh: after the engine mated and claimed the game, `undo` lets it
+/// play again; moves excluded in analysis do not survive `remove` into the position before.
+#[test]
+fn a_takeback_clears_the_claimed_result_and_the_exclusions() {
+    let mut e = Engine::started();
+    e.send("new");
+    e.send("force");
+    e.send("setboard 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1");
+    e.send("sd 3");
+    e.send("go");
+    let (mv, after) = e.expect_move_and_after(10 * SEC);
+    assert_eq!(
+        (mv.as_str(), after.as_slice()),
+        ("d1d8", &["1-0 {White mates}".to_string()][..])
+    );
+    e.send("force");
+    e.send("undo");
+    e.send("go");
+    assert_eq!(e.expect_move_and_after(10 * SEC).0, "d1d8");
+
+    // 20 moves at the start; one excluded after 1. e4 e5 is still excluded there, and not
+    // once both moves are taken back.
+    let mut e = Engine::started();
+    e.send("new");
+    e.send("force");
+    e.send("post");
+    e.send("analyze");
+    e.send("e2e4");
+    e.send("e7e5");
+    e.send("exclude d2d4");
+    let total = |e: &mut Engine| {
+        std::thread::sleep(Duration::from_millis(200));
+        e.send(".");
+        let (stat, _) = e.wait_for("stat01", 5 * SEC, |l| l.starts_with("stat01:"));
+        stat.split_whitespace()
+            .nth(5)
+            .unwrap()
+            .parse::<u32>()
+            .unwrap()
+    };
+    assert_eq!(total(&mut e), 28);
+    e.send("remove");
+    assert_eq!(total(&mut e), 20);
+    e.send("exit");
+}
