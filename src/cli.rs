@@ -59,6 +59,9 @@ pub enum Command {
     /// Pack text training data (`FEN | score | result` lines) into 32-byte bullet records,
     /// for `train` or the bullet trainer. Malformed lines are reported and skipped.
     Convert(ConvertArgs),
+    /// Fit the win/draw/loss model (what a score means, UCI_ShowWDL, the shown centipawns)
+    /// to self-play data (`FEN | score | result` lines) and check it on held-out games.
+    WdlFit(WdlFitArgs),
     /// Train an NNUE net (768 → N ×2 → 1) on scored positions, on the CPU. Each epoch prints
     /// the training and validation losses and writes OUT/epoch-K.nnue (the quantised net)
     /// and OUT/checkpoint.bin (the float state that --resume continues).
@@ -224,6 +227,20 @@ pub struct ConvertArgs {
     pub input: PathBuf,
     /// The records file to create (an existing file is not overwritten).
     pub output: PathBuf,
+}
+
+/// `kestrel wdl-fit`.
+#[derive(Args)]
+pub struct WdlFitArgs {
+    /// Text data files (as datagen writes them; a game's positions together).
+    #[arg(required = true)]
+    pub input: Vec<PathBuf>,
+    /// The share of each file, from its end, kept out of the fit to check it on.
+    #[arg(long, default_value_t = 0.1)]
+    pub holdout: f64,
+    /// Passes of the optimiser over the data.
+    #[arg(long, default_value_t = 2000, value_parser = at_least_one::<u32>)]
+    pub iterations: u32,
 }
 
 /// `kestrel train`.

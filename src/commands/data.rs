@@ -1,7 +1,7 @@
 //! `kestrel datagen` and `kestrel convert`: training data from self-play, and between formats.
 
 use super::{usage, CliError, CliResult};
-use crate::cli::{ConvertArgs, DatagenArgs};
+use crate::cli::{ConvertArgs, DatagenArgs, WdlFitArgs};
 use kestrel::chess::Position;
 use std::time::Instant;
 
@@ -115,6 +115,93 @@ pub fn convert(args: &ConvertArgs) -> CliResult {
             report.malformed,
             output.display()
         )));
+    }
+    Ok(())
+}
+
+pub fn wdl_fit(args: &WdlFitArgs) -> CliResult {
+    use kestrel::search::wdl;
+    use kestrel::tools::wdl_fit::{self, Cells};
+    if !(0.0..1.0).contains(&args.holdout) {
+        return Err(usage(format!(
+            "--holdout must be in [0, 1), not {}",
+            args.holdout
+        )));
+    }
+    let (mut fit_cells, mut check) = (Cells::default(), Cells::default());
+    for input in &args.input {
+        let file = std::fs::File::open(input)
+            .map_err(|e| usage(format!("cannot read {}: {e}", input.display())))?;
+        let bad = wdl_fit::read_split(
+            std::io::BufReader::new(file),
+            args.holdout,
+            &mut fit_cells,
+            &mut check,
+        )
+        .map_err(|e| CliError::Failed(format!("reading {}: {e}", input.display())))?;
+        if bad > 0 {
+            eprintln!("{}: {bad} lines that are no data skipped", input.display());
+        }
+    }
+    if fit_cells.positions == 0 {
+        return Err(CliError::Failed("no data line to fit".into()));
+    }
+    let start = Instant::now();
+    let fit = wdl_fit::fit(&fit_cells, args.iterations);
+    println!(
+        "wdl-fit: {} positions fitted, {} held out, loss {:.5} per position, {:.1} s",
+        fit_cells.positions,
+        check.positions,
+        fit.loss,
+        start.elapsed().as_secs_f64()
+    );
+    println!(
+        "pub const A: [f64; 4] = {:?};",
+        fit.a.map(|c| (c * 1000.0).round() / 1000.0)
+    );
+    println!(
+        "pub const B: [f64; 4] = {:?};",
+        fit.b.map(|c| (c * 1000.0).round() / 1000.0)
+    );
+    for material in [20, 30, 40, 50, 58, 70, 78] {
+        let (a, b) = wdl::params_at(material, &fit.a, &fit.b);
+        println!("material {material:>2}: a {a:>6.1} b {b:>5.1}");
+    }
+    let table = if check.positions > 0 {
+        &check
+    } else {
+        &fit_cells
+    };
+    println!(
+        "shown cp        positions  observed win  predicted win  ({})",
+        if check.positions > 0 {
+            "held out"
+        } else {
+            "fitted data"
+        }
+    );
+    for bucket in table.calibration(&fit.a, &fit.b, 50, 0) {
+        println!(
+            "{:>5} to {:>4}  {:>10.0}  {:>11.1}%  {:>12.1}%",
+            bucket.from,
+            bucket.to,
+            bucket.positions,
+            100.0 * bucket.observed_win,
+            100.0 * bucket.predicted_win
+        );
+    }
+    // What +1.00 means: a 50% chance to win, by the model.
+    if let Some(pawn) = table
+        .calibration(&fit.a, &fit.b, 20, 10)
+        .into_iter()
+        .find(|b| b.from == 90)
+    {
+        println!(
+            "shown +0.90 to +1.10: {:.0} positions, observed win {:.1}%, predicted {:.1}%",
+            pawn.positions,
+            100.0 * pawn.observed_win,
+            100.0 * pawn.predicted_win
+        );
     }
     Ok(())
 }

@@ -92,6 +92,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Epd(args) => search::epd(&args),
         Command::Datagen(args) => data::datagen(args),
         Command::Convert(args) => data::convert(&args),
+        Command::WdlFit(args) => data::wdl_fit(&args),
         Command::Train(args) => train::train(args),
         Command::Tune(args) => train::tune(args),
         Command::StrengthMates(args) => strength::strength_mates(args),

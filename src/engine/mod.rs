@@ -78,6 +78,8 @@ pub struct Engine {
     use_nnue: bool,
     /// Play below full strength, at `elo` (`UCI_LimitStrength`, `UCI_Elo`).
     pub limit_strength: bool,
+    /// `UCI_ShowWDL`: `wdl W D L` on every UCI `info` line with a score.
+    pub show_wdl: bool,
     pub elo: i64,
     /// Draws the limited strength's choices: seeded once per session, as the book's.
     pub strength_rng: Rng,
@@ -135,6 +137,7 @@ impl Engine {
             }),
             use_nnue: true,
             limit_strength: false,
+            show_wdl: false,
             elo: DEFAULT_ELO,
             strength_rng: Rng::new(STRENGTH_SEED),
         }

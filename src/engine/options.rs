@@ -389,6 +389,20 @@ pub static OPTIONS: &[EngineOption] = &[
         apply: |engine, value| Ok(engine.set_use_nnue(boolean(&value))),
     },
     EngineOption {
+        name: "UCI_ShowWDL",
+        aliases: &[],
+        kind: Kind::Check,
+        default: DefaultValue::Bool(false),
+        xboard_default: None,
+        uci: Offer::Option,
+        // xboard's thinking output has no place for it.
+        xboard: Offer::No,
+        apply: |engine, value| {
+            engine.show_wdl = boolean(&value);
+            Ok(Vec::new())
+        },
+    },
+    EngineOption {
         name: "UCI_LimitStrength",
         aliases: &["Limit Strength"],
         kind: Kind::Check,

@@ -24,6 +24,7 @@ mod static_eval;
 pub mod strength;
 mod syzygy;
 mod threads;
+pub mod wdl;
 
 use crate::chess::{Move, Position};
 use crate::nnue::Network;

@@ -36,3 +36,4 @@ pub mod train;
 pub mod training_data;
 pub mod tune;
 pub mod uci_client;
+pub mod wdl_fit;

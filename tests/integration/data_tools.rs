@@ -162,3 +162,25 @@ fn datagen_resumes_from_the_next_game_and_refuses_a_bad_range() {
         assert!(!bad.exists(), "nothing is written");
     }
 }
+
+/// `wdl-fit` fits the model to a data file and prints its coefficients and the check on
+/// the held-out part; a file with no data fails.
+#[test]
+fn wdl_fit_prints_a_model_and_its_check() {
+    let sample = common::data_file("selfplay-sample.txt");
+    let (ok, said) = kestrel(&["wdl-fit", sample.to_str().unwrap(), "--iterations", "200"]);
+    assert!(ok, "{said}");
+    for part in [
+        "positions fitted",
+        "pub const A: [f64; 4] = [",
+        "pub const B: [f64; 4] = [",
+        "observed win",
+    ] {
+        assert!(said.contains(part), "{part}: {said}");
+    }
+    let scratch = ScratchDir::new("wdl-fit");
+    let junk = scratch.path("junk.txt");
+    std::fs::write(&junk, "no data here\n").unwrap();
+    let (ok, said) = kestrel(&["wdl-fit", junk.to_str().unwrap()]);
+    assert!(!ok && said.contains("no data line"), "{said}");
+}

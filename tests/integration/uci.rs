@@ -48,6 +48,7 @@ fn handshake_names_the_engine_and_lists_every_option() {
         "option name MultiPV type spin default 1 min 1 max 256",
         "option name UCI_Chess960 type check default false",
         "option name Clear Hash type button",
+        "option name UCI_ShowWDL type check default false",
     ] {
         assert!(
             lines.iter().any(|l| l == want),
@@ -964,4 +965,40 @@ fn currmove_lines_come_after_the_first_second() {
         currmoves += 1;
     }
     assert!(currmoves > 0, "no currmove line in 2.5 s");
+}
+
+/// `UCI_ShowWDL` (off by default): every `info` line with a score carries `wdl W D L`, per
+/// mille, summing to 1000; a mate is certain.
+#[test]
+fn show_wdl_puts_the_chances_on_every_scored_line() {
+    let mut e = Engine::started_uci();
+    e.send("position startpos");
+    e.send("go depth 5");
+    let (_, _, lines) = e.expect_bestmove(10 * SEC);
+    assert!(lines.iter().all(|l| !l.contains(" wdl ")), "{lines:?}");
+
+    e.send("setoption name UCI_ShowWDL value true");
+    e.send("go depth 5");
+    let (_, _, lines) = e.expect_bestmove(10 * SEC);
+    let scored: Vec<&String> = lines.iter().filter(|l| l.contains(" score ")).collect();
+    assert!(!scored.is_empty());
+    for line in scored {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let at = words
+            .iter()
+            .position(|&w| w == "wdl")
+            .unwrap_or_else(|| panic!("{line}"));
+        let wdl: Vec<u32> = words[at + 1..at + 4]
+            .iter()
+            .map(|w| w.parse().unwrap())
+            .collect();
+        assert_eq!(wdl.iter().sum::<u32>(), 1000, "{line}");
+    }
+
+    e.send("position fen 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1");
+    e.send("go depth 4");
+    let (best, _, lines) = e.expect_bestmove(10 * SEC);
+    assert_eq!(best, "d1d8");
+    let last = lines.iter().rfind(|l| l.contains(" score ")).unwrap();
+    assert!(last.contains("score mate 1 wdl 1000 0 0"), "{last}");
 }

@@ -295,6 +295,8 @@ pub struct InfoLine<'a> {
     pub hashfull: usize,
     /// Tablebase probes that gave an answer.
     pub tbhits: u64,
+    /// Win, draw and loss chances per mille, shown after the score (`UCI_ShowWDL`).
+    pub wdl: Option<(u32, u32, u32)>,
     pub pv: &'a str,
 }
 
@@ -302,8 +304,12 @@ impl InfoLine<'_> {
     pub fn format(&self) -> String {
         let ms = self.elapsed.as_millis();
         let nps = (self.nodes as f64 / self.elapsed.as_secs_f64().max(0.001)) as u64;
+        let wdl = match self.wdl {
+            Some((w, d, l)) => format!(" wdl {w} {d} {l}"),
+            None => String::new(),
+        };
         let mut line = format!(
-            "info depth {} seldepth {} multipv {} score {}{} nodes {} nps {nps} hashfull {} tbhits {} time {ms}",
+            "info depth {} seldepth {} multipv {} score {}{}{wdl} nodes {} nps {nps} hashfull {} tbhits {} time {ms}",
             self.depth,
             self.seldepth,
             self.multipv,
@@ -369,6 +375,7 @@ mod tests {
             elapsed: Duration::from_millis(10),
             hashfull: 3,
             tbhits: 0,
+            wdl: None,
             pv: "e2e4",
         };
         assert!(line
@@ -378,6 +385,8 @@ mod tests {
         assert!(line.format().contains(" score cp 35 upperbound nodes "));
         line.bound = crate::search::Bound::Exact;
         assert!(line.format().contains(" score cp 35 nodes "));
+        line.wdl = Some((520, 400, 80));
+        assert!(line.format().contains(" score cp 35 wdl 520 400 80 nodes "));
     }
 
     #[test]

@@ -440,6 +440,7 @@ impl Front for UciFront {
 
     fn on_report(&mut self, search: &Search, info: &SearchInfo) {
         let pv = self.pv(&search.root, &info.pv);
+        let root = &search.root;
         let line = InfoLine {
             multipv: info.line,
             depth: info.depth,
@@ -450,6 +451,10 @@ impl Front for UciFront {
             elapsed: search.clock.elapsed(info.nodes),
             hashfull: search.hashfull(),
             tbhits: info.tbhits,
+            wdl: self
+                .engine
+                .show_wdl
+                .then(|| crate::search::wdl::per_mille(info.score, root)),
             pv: &pv,
         }
         .format();

@@ -1,0 +1,253 @@
+//! `kestrel wdl-fit`: fits the win/draw/loss model of [`crate::search::wdl`] to self-play
+//! data (`FEN | score | result` lines, White's view, as `datagen` writes them) and checks
+//! it on held-out games.
+//!
+//! Positions are counted by (material, score) cell, each counted for both sides (the score
+//! and result turned over for Black), so the model is symmetric; the eight coefficients of
+//! `a` and `b` then minimise the cells' negative log-likelihood by Adam. The last
+//! `holdout` share of each file (whole games but the one cut, as datagen writes a game's
+//! positions together) is left out of the fit and read back against it.
+
+use crate::search::wdl::{chances, params_at};
+use std::collections::HashMap;
+use std::io::BufRead;
+
+/// Scores beyond this (centipawns) are counted at it: the model is flat there.
+const SCORE_CAP: i32 = 2_000;
+
+/// Win, draw and loss counts of positions with one material and score, one side's view.
+#[derive(Clone, Copy, Default, Debug)]
+struct Outcomes {
+    win: f64,
+    draw: f64,
+    loss: f64,
+}
+
+/// Positions by (material, score), both sides' view.
+#[derive(Default)]
+pub struct Cells {
+    cells: HashMap<(i32, i32), Outcomes>,
+    pub positions: u64,
+}
+
+impl Cells {
+    /// Counts one data line (`FEN | score | result`, White's view); `false` if it is none.
+    pub fn add_line(&mut self, line: &str) -> bool {
+        let mut parts = line.split('|').map(str::trim);
+        let (Some(fen), Some(score), Some(result)) = (parts.next(), parts.next(), parts.next())
+        else {
+            return false;
+        };
+        let (Ok(score), Ok(result)) = (score.parse::<i32>(), result.parse::<f64>()) else {
+            return false;
+        };
+        let Some(material) = fen_material(fen) else {
+            return false;
+        };
+        let score = score.clamp(-SCORE_CAP, SCORE_CAP);
+        for (score, result) in [(score, result), (-score, 1.0 - result)] {
+            let cell = self.cells.entry((material, score)).or_default();
+            match result {
+                r if r > 0.75 => cell.win += 1.0,
+                r if r < 0.25 => cell.loss += 1.0,
+                _ => cell.draw += 1.0,
+            }
+        }
+        self.positions += 1;
+        true
+    }
+
+    /// The cells' negative log-likelihood per position-side under `a`, `b`, and its
+    /// gradient in the eight coefficients.
+    fn loss_and_gradient(&self, a: &[f64; 4], b: &[f64; 4]) -> (f64, [f64; 8]) {
+        let mut loss = 0.0;
+        let mut grad = [0.0; 8];
+        let mut total = 0.0;
+        for (&(material, score), n) in &self.cells {
+            let (pa, pb) = params_at(material, a, b);
+            let s = f64::from(score);
+            let (u, v) = ((s - pa) / pb, (-s - pa) / pb);
+            let win = 1.0 / (1.0 + (-u).exp());
+            let lose = 1.0 / (1.0 + (-v).exp());
+            let draw = (1.0 - win - lose).max(1e-9);
+            let (win, lose) = (win.max(1e-9), lose.max(1e-9));
+            loss -= n.win * win.ln() + n.draw * draw.ln() + n.loss * lose.ln();
+            total += n.win + n.draw + n.loss;
+            // d(win)/d(a) and d/d(b), likewise for the loss; the draw takes the rest.
+            let (dw, dl) = (win * (1.0 - win), lose * (1.0 - lose));
+            let (dw_da, dw_db) = (-dw / pb, -dw * u / pb);
+            let (dl_da, dl_db) = (-dl / pb, -dl * v / pb);
+            let d_da =
+                -(n.win / win * dw_da + n.loss / lose * dl_da - n.draw / draw * (dw_da + dl_da));
+            let d_db =
+                -(n.win / win * dw_db + n.loss / lose * dl_db - n.draw / draw * (dw_db + dl_db));
+            let x = f64::from(material.clamp(17, 78)) / 58.0;
+            let mut power = 1.0;
+            for i in 0..4 {
+                grad[i] += d_da * power;
+                grad[4 + i] += d_db * power;
+                power *= x;
+            }
+        }
+        let total = total.max(1.0);
+        (loss / total, grad.map(|g| g / total))
+    }
+
+    /// Win share observed against the model's, by shown score (normalised centipawns), in
+    /// buckets of `width` starting at multiples of it plus `offset`.
+    pub fn calibration(&self, a: &[f64; 4], b: &[f64; 4], width: i32, offset: i32) -> Vec<Bucket> {
+        let mut buckets: HashMap<i32, Bucket> = HashMap::new();
+        for (&(material, score), n) in &self.cells {
+            let (pa, _) = params_at(material, a, b);
+            let shown = (100.0 * f64::from(score) / pa.max(1.0)).round() as i32;
+            if !(-400..400).contains(&shown) {
+                continue;
+            }
+            let from = (shown - offset).div_euclid(width) * width + offset;
+            let (win, _, _) = chances(f64::from(score), material, a, b);
+            let count = n.win + n.draw + n.loss;
+            let bucket = buckets.entry(from).or_insert(Bucket {
+                from,
+                to: from + width,
+                ..Bucket::default()
+            });
+            bucket.positions += count;
+            bucket.observed_win += n.win;
+            bucket.predicted_win += win * count;
+        }
+        let mut list: Vec<Bucket> = buckets
+            .into_values()
+            .map(|mut b| {
+                b.observed_win /= b.positions;
+                b.predicted_win /= b.positions;
+                b
+            })
+            .collect();
+        list.sort_by_key(|b| b.from);
+        list
+    }
+}
+
+/// One bucket of the calibration table.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Bucket {
+    /// Shown centipawns, from (inclusive) and to (exclusive).
+    pub from: i32,
+    pub to: i32,
+    /// Position-sides counted.
+    pub positions: f64,
+    pub observed_win: f64,
+    pub predicted_win: f64,
+}
+
+/// The model's material count from a FEN's board field.
+fn fen_material(fen: &str) -> Option<i32> {
+    let board = fen.split_whitespace().next()?;
+    Some(
+        board
+            .chars()
+            .map(|c| match c.to_ascii_lowercase() {
+                'p' => 1,
+                'n' | 'b' => 3,
+                'r' => 5,
+                'q' => 9,
+                _ => 0,
+            })
+            .sum(),
+    )
+}
+
+/// Reads `reader`'s data lines: all but the last `holdout` share into `fit`, those into
+/// `check`. Returns the lines that were no data.
+pub fn read_split(
+    reader: impl BufRead,
+    holdout: f64,
+    fit: &mut Cells,
+    check: &mut Cells,
+) -> std::io::Result<u64> {
+    let lines: Vec<String> = reader.lines().collect::<Result<_, _>>()?;
+    let cut = ((lines.len() as f64) * (1.0 - holdout)).round() as usize;
+    let mut bad = 0;
+    for (i, line) in lines.iter().enumerate() {
+        let cells = if i < cut { &mut *fit } else { &mut *check };
+        if !line.trim().is_empty() && !line.starts_with('#') && !cells.add_line(line) {
+            bad += 1;
+        }
+    }
+    Ok(bad)
+}
+
+/// The fitted coefficients of `a` and `b`, and the final loss per position-side.
+pub struct Fit {
+    pub a: [f64; 4],
+    pub b: [f64; 4],
+    pub loss: f64,
+}
+
+/// Fits `a` and `b` to `cells` by Adam from a flat start (a = 200, b = 80 at every
+/// material), `iterations` full passes.
+pub fn fit(cells: &Cells, iterations: u32) -> Fit {
+    // a's coefficients then b's, lowest power first.
+    let mut theta = [200.0, 0.0, 0.0, 0.0, 80.0, 0.0, 0.0, 0.0];
+    let split = |t: &[f64; 8]| -> ([f64; 4], [f64; 4]) {
+        ([t[0], t[1], t[2], t[3]], [t[4], t[5], t[6], t[7]])
+    };
+    let (mut m, mut v) = ([0.0; 8], [0.0; 8]);
+    let (beta1, beta2, eps) = (0.9, 0.999, 1e-8);
+    let mut loss = f64::INFINITY;
+    for step in 1..=iterations {
+        let (a, b) = split(&theta);
+        let (l, grad) = cells.loss_and_gradient(&a, &b);
+        loss = l;
+        // Centipawn-sized steps at first, a tenth of that at the end.
+        let rate = 2.0 * (1.0 - 0.9 * f64::from(step) / f64::from(iterations));
+        for i in 0..8 {
+            m[i] = beta1 * m[i] + (1.0 - beta1) * grad[i];
+            v[i] = beta2 * v[i] + (1.0 - beta2) * grad[i] * grad[i];
+            let m_hat = m[i] / (1.0 - beta1.powi(step as i32));
+            let v_hat = v[i] / (1.0 - beta2.powi(step as i32));
+            theta[i] -= rate * m_hat / (v_hat.sqrt() + eps);
+        }
+    }
+    let (a, b) = split(&theta);
+    Fit { a, b, loss }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Data drawn from a known model is fitted back close to it.
+    #[test]
+    fn a_known_model_is_recovered() {
+        let (a, b) = ([150.0, 0.0, 100.0, 0.0], [60.0, 20.0, 0.0, 0.0]);
+        let mut cells = Cells::default();
+        // Exact expected counts rather than draws: the fit must find the model itself.
+        for material in (17..=78).step_by(3) {
+            for score in (-600..=600).step_by(10) {
+                let (w, d, l) = chances(f64::from(score), material, &a, &b);
+                let cell = cells.cells.entry((material, score)).or_default();
+                cell.win += 1000.0 * w;
+                cell.draw += 1000.0 * d;
+                cell.loss += 1000.0 * l;
+            }
+        }
+        let fitted = fit(&cells, 3000);
+        for material in [20, 40, 60, 78] {
+            let (pa, pb) = params_at(material, &a, &b);
+            let (fa, fb) = params_at(material, &fitted.a, &fitted.b);
+            assert!((pa - fa).abs() < 5.0, "a at {material}: {fa} for {pa}");
+            assert!((pb - fb).abs() < 5.0, "b at {material}: {fb} for {pb}");
+        }
+    }
+
+    #[test]
+    fn lines_are_counted_for_both_sides() {
+        let mut cells = Cells::default();
+        assert!(cells.add_line("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 | 120 | 1.0"));
+        assert!(!cells.add_line("not a line"));
+        assert_eq!(cells.positions, 1);
+        assert_eq!(cells.cells[&(1, 120)].win, 1.0);
+        assert_eq!(cells.cells[&(1, -120)].loss, 1.0);
+    }
+}
