@@ -9,7 +9,7 @@
 //! positions together) is left out of the fit and read back against it.
 
 use crate::search::wdl::{chances, params_at};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::BufRead;
 
 /// Scores beyond this (centipawns) are counted at it: the model is flat there.
@@ -23,10 +23,10 @@ struct Outcomes {
     loss: f64,
 }
 
-/// Positions by (material, score), both sides' view.
+/// Positions by (material, score), both sides' view, in order (so the fit sums alike every run).
 #[derive(Default)]
 pub struct Cells {
-    cells: HashMap<(i32, i32), Outcomes>,
+    cells: BTreeMap<(i32, i32), Outcomes>,
     pub positions: u64,
 }
 
