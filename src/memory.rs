@@ -193,6 +193,46 @@ impl Drop for Words {
     }
 }
 
+/// The memory a new table could still be given, in bytes: the OS's estimate of what can be
+/// allocated without swapping (Linux's `MemAvailable`), or less where the container's memory
+/// limit is tighter. `None` where neither can be read (other systems): a failed allocation is
+/// then the only check. A table asked for beyond this would push the machine into swap or
+/// bring the OOM killer, as a mapped table is faulted in whole in the background.
+pub(crate) fn available_bytes() -> Option<u64> {
+    let read = |path: &str| std::fs::read_to_string(path).ok();
+    let free = read("/proc/meminfo").and_then(|text| mem_available(&text));
+    // cgroup v2, then v1: the limit and the usage as the container sees them.
+    let limited = [
+        ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+        (
+            "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+            "/sys/fs/cgroup/memory/memory.usage_in_bytes",
+        ),
+    ]
+    .iter()
+    .find_map(|(limit, usage)| {
+        let limit = read(limit)?.trim().parse::<u64>().ok()?;
+        let usage = read(usage)?.trim().parse::<u64>().ok()?;
+        Some(limit.saturating_sub(usage))
+    });
+    match (free, limited) {
+        (Some(free), Some(limited)) => Some(free.min(limited)),
+        (free, limited) => free.or(limited),
+    }
+}
+
+/// `MemAvailable` of a `/proc/meminfo` text, in bytes.
+fn mem_available(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let mut fields = line.split_whitespace().skip(1);
+    let amount: u64 = fields.next()?.parse().ok()?;
+    match fields.next() {
+        Some("kB") => amount.checked_mul(1024),
+        None => Some(amount),
+        Some(_) => None,
+    }
+}
+
 /// Tables of this size or more are mapped from the OS and faulted in in the background.
 const MAPPED_BYTES: usize = 256 * 1024 * 1024;
 
@@ -275,6 +315,18 @@ mod tests {
             }
             assert_eq!(next, len, "{len} in runs of {min_run}: {runs:?}");
         }
+    }
+
+    #[test]
+    fn the_free_memory_is_read_from_meminfo_in_bytes() {
+        let meminfo = "MemTotal:       24731648 kB\nMemFree:        20064256 kB\n\
+                       MemAvailable:   24258312 kB\nBuffers:          123 kB\n";
+        assert_eq!(mem_available(meminfo), Some(24_258_312 * 1024));
+        assert_eq!(mem_available("MemTotal: 1 kB\n"), None);
+        assert_eq!(mem_available("MemAvailable: lots kB\n"), None);
+        // This machine's own figure is there and plausible (more than 16 MB).
+        #[cfg(target_os = "linux")]
+        assert!(available_bytes().is_some_and(|b| b > 16 << 20));
     }
 
     #[test]

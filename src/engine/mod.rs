@@ -181,13 +181,15 @@ impl Engine {
             .expect("the searcher is busy: only the search's hook runs during a search")
     }
 
-    /// Hash table size in MB, clamped to what the table allows; resizing clears it.
-    pub fn set_hash_mb(&mut self, mb: usize) {
+    /// Hash table size in MB, clamped to what the table allows; resizing clears it. Refused
+    /// (the old table kept) beyond what the machine can give.
+    pub fn set_hash_mb(&mut self, mb: usize) -> Result<(), String> {
         let mb = mb.clamp(1, crate::search::tt::MAX_HASH_MB);
         let searcher = self.searcher();
         if mb != searcher.hash_mb() {
-            searcher.set_hash_mb(mb);
+            searcher.set_hash_mb(mb)?;
         }
+        Ok(())
     }
 
     /// Search threads, clamped to 1..=MAX_THREADS.

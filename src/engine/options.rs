@@ -163,7 +163,7 @@ pub static OPTIONS: &[EngineOption] = &[
         uci: Offer::Option,
         xboard: Offer::Command("memory"),
         apply: |engine, value| {
-            engine.set_hash_mb(int(&value) as usize);
+            engine.set_hash_mb(int(&value) as usize)?;
             Ok(Vec::new())
         },
     },

@@ -200,8 +200,9 @@ struct Worker {
     full_width: bool,
 }
 
-/// The most search threads `cores` may ask for.
-pub const MAX_THREADS: usize = 64;
+/// The most search threads `Threads` and `cores` may ask for: beyond the testers' biggest
+/// machines (128-256 threads). Each helper costs about 1.5 MB of histories and stack.
+pub const MAX_THREADS: usize = 1024;
 
 /// The search: a main thread that talks to the caller's hook, and (lazy SMP) helper threads
 /// that search the same root at the same time, sharing only the transposition table. The
@@ -307,10 +308,35 @@ impl Searcher {
     }
 
     /// Resize the hash table (clears it).
-    pub fn set_hash_mb(&mut self, mb: usize) {
-        // Let the old table go before the new one is allocated.
+    /// A table of `mb` MB (clamped to 1..=MAX_HASH_MB) in place of the old one, or why not:
+    /// more than the machine has free (the old table is kept as it was), or the memory
+    /// could not be had after all (the old size is kept, emptied).
+    pub fn set_hash_mb(&mut self, mb: usize) -> Result<(), String> {
+        let mb = mb.clamp(1, tt::MAX_HASH_MB);
+        let old = self.hash_mb();
+        if let Some(free) = crate::memory::available_bytes() {
+            // The old table's memory is given back before the new one is taken.
+            let free_mb = (free >> 20) as usize + old;
+            if mb > free_mb {
+                return Err(format!(
+                    "Hash {mb} MB is more than this machine's free memory ({free_mb} MB): \
+                     the table stays at {old} MB"
+                ));
+            }
+        }
         self.share_table(Arc::new(TranspositionTable::new(1)));
-        self.share_table(Arc::new(TranspositionTable::new(mb)));
+        match TranspositionTable::try_new(mb) {
+            Some(table) => {
+                self.share_table(Arc::new(table));
+                Ok(())
+            }
+            None => {
+                self.share_table(Arc::new(TranspositionTable::new(old)));
+                Err(format!(
+                    "cannot allocate {mb} MB for the hash table: it stays at {old} MB, emptied"
+                ))
+            }
+        }
     }
 
     fn share_table(&mut self, tt: Arc<TranspositionTable>) {

@@ -77,8 +77,9 @@ pub struct TranspositionTable {
 }
 
 pub const DEFAULT_HASH_MB: usize = 64;
-/// Refuse absurd sizes (`memory 100000`): this many megabytes at most.
-pub const MAX_HASH_MB: usize = 4096;
+/// The largest table offered: 1 TB, beyond the testers' biggest machines. What a machine
+/// can really give is checked when the table is made (`Searcher::set_hash_mb`).
+pub const MAX_HASH_MB: usize = 1 << 20;
 
 impl TranspositionTable {
     /// A table of about `megabytes` MB (clamped to 1..=MAX_HASH_MB; if the memory cannot be
@@ -86,20 +87,26 @@ impl TranspositionTable {
     pub fn new(megabytes: usize) -> TranspositionTable {
         let mut mb = megabytes.clamp(1, MAX_HASH_MB);
         loop {
-            let buckets = mb * 1024 * 1024 / BUCKET_BYTES;
-            if let Some(words) = Words::zeroed(buckets * BUCKET_WORDS) {
-                return TranspositionTable {
-                    words,
-                    buckets,
-                    generation: AtomicU64::new(0),
-                    used: AtomicBool::new(false),
-                };
+            if let Some(table) = TranspositionTable::try_new(mb) {
+                return table;
             }
             if mb == 1 {
                 panic!("cannot allocate even 1 MB for the transposition table");
             }
             mb /= 2;
         }
+    }
+
+    /// A table of `megabytes` MB (clamped to 1..=MAX_HASH_MB), or None if the memory cannot
+    /// be had.
+    pub fn try_new(megabytes: usize) -> Option<TranspositionTable> {
+        let buckets = megabytes.clamp(1, MAX_HASH_MB) * 1024 * 1024 / BUCKET_BYTES;
+        Some(TranspositionTable {
+            words: Words::zeroed(buckets * BUCKET_WORDS)?,
+            buckets,
+            generation: AtomicU64::new(0),
+            used: AtomicBool::new(false),
+        })
     }
 
     /// Size in whole megabytes.
@@ -273,7 +280,7 @@ mod tests {
     #[test]
     fn absurd_sizes_are_clamped() {
         assert_eq!(TranspositionTable::new(0).megabytes(), 1);
-        assert_eq!(TranspositionTable::new(1 << 40).megabytes(), MAX_HASH_MB);
+        assert_eq!(TranspositionTable::try_new(0).unwrap().megabytes(), 1);
     }
 
     #[test]

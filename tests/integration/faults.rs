@@ -31,7 +31,11 @@ fn absurd_settings_are_refused_with_an_error_or_accepted_silently() {
     let mut e = Engine::started();
     e.allow_errors(true);
     let cases: &[(&str, Option<&str>)] = &[
-        ("memory 100000", None),
+        // Beyond the range (1 TB) and beyond what any machine here has free: refused.
+        (
+            "memory 100000000",
+            Some("tellusererror Hash 1048576 MB is more than this machine's free memory"),
+        ),
         ("memory 0", None),
         (
             "memory 18446744073709551616",
@@ -238,8 +242,9 @@ fn huge_and_zero_nps() {
     assert!(lines.iter().any(|t| t.depth >= 2), "{lines:?}");
 }
 
-/// The hash size is capped (`memory 100000` gets the 4 GB maximum, not 100 GB or an
-/// error), and `memory 0` gets the smallest table rather than none. Measured as the
+/// The hash size keeps to its range and to the machine: `memory 0` gets the smallest table
+/// rather than none, and more memory than the machine has free is refused with the old
+/// table kept. Measured as the
 /// process's virtual size: the table is allocated zeroed and untouched, so it costs no RAM.
 #[test]
 fn hash_size_is_clamped_to_its_range() {
@@ -267,42 +272,51 @@ fn hash_size_is_clamped_to_its_range() {
     e.send("sd 5");
     e.send("go");
     e.expect_move(20 * SEC);
-    // A big table is zeroed by one thread per core, and the allocator (glibc) reserves an
-    // arena of 64 MB of address space for each thread that allocates; the arenas stay for
-    // later threads. So the cap is measured from a 2 GB table, whose zeroing made them:
-    // the difference is the tables' alone, whatever the number of cores.
-    e.send("memory 2048");
-    let two_gb = mb(&mut e).unwrap();
-    e.send("memory 100000");
-    let cap = kestrel::search::tt::MAX_HASH_MB as i64;
-    let capped = mb(&mut e).unwrap() - two_gb + 2048;
-    assert!(capped <= cap + 64, "memory 100000 gave a {capped} MB table");
-    // Were the table smaller than the cap, allocating it failed; that may only happen on a
-    // machine without 4 GB of address space to spare.
-    let total_mb = common::proc_status(std::process::id(), "VmSize").map(|_| {
-        std::fs::read_to_string("/proc/meminfo")
+    // More than the machine has free is refused with a word to the person who chose it,
+    // and the table stays as it was; sizes above the range are brought down to it first
+    // (1 TB, more than this machine has too).
+    e.send("memory 256");
+    let before = mb(&mut e).unwrap();
+    let free_mb = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        let line = m.lines().find(|l| l.starts_with("MemAvailable:"))?;
+        line.split_whitespace()
+            .nth(1)?
+            .parse::<i64>()
             .ok()
-            .and_then(|m| {
-                m.lines()
-                    .next()?
-                    .split_whitespace()
-                    .nth(1)?
-                    .parse::<i64>()
-                    .ok()
-            })
-            .unwrap_or(0)
-            / 1024
+            .map(|kb| kb / 1024)
     });
-    if total_mb.is_some_and(|t| t > 2 * cap) {
-        assert!(capped >= cap - 64, "memory 100000 gave a {capped} MB table");
-    } else {
-        eprintln!("note: {total_mb:?} MB of RAM, table of {capped} MB not checked against the cap");
+    let too_much = free_mb.map_or(1 << 20, |free| (free * 2).min(1 << 20));
+    e.allow_errors(true);
+    for asked in [too_much, 100_000_000] {
+        e.send(&format!("memory {asked}"));
+        let lines = e.sync_auto();
+        assert!(
+            lines.iter().any(|l| l.starts_with("tellusererror")
+                && l.contains("free memory")
+                && l.contains("stays at 256 MB")),
+            "memory {asked}: {lines:?}"
+        );
+        let after = mb(&mut e).unwrap();
+        // Within an allocator arena (64 MB of address space a thread may reserve): a new
+        // table would differ by gigabytes, a lost one by 255 MB.
+        assert!(
+            (after - before).abs() <= 100,
+            "memory {asked}: {before} -> {after} MB"
+        );
     }
+    e.allow_errors(false);
+    // And the engine plays on with the table it kept.
+    e.send("new");
+    e.send("force");
+    e.send("sd 5");
+    e.send("go");
+    e.expect_move(20 * SEC);
     e.send("memory 16");
     e.sync_auto();
 }
 
-/// `cores N` runs N-1 helper search threads, and `cores 4096` is capped at 64 threads in all.
+/// `cores N` runs N-1 helper search threads, and `cores 4096` is capped at 1,024 threads in
+/// all.
 #[test]
 fn cores_starts_helper_threads_up_to_the_cap() {
     let mut e = Engine::started();
@@ -323,7 +337,7 @@ fn cores_starts_helper_threads_up_to_the_cap() {
     let two = threads_while_analysing(&mut e, "cores 2").unwrap();
     assert_eq!(two, one + 1, "threads with cores 2 vs cores 1");
     let many = threads_while_analysing(&mut e, "cores 4096").unwrap();
-    assert_eq!(many, one + 63, "threads with cores 4096 vs cores 1");
+    assert_eq!(many, one + 1023, "threads with cores 4096 vs cores 1");
     // And back: the helpers end with the search that needed them (a few may still be
     // leaving the process table when it is read).
     let again = threads_while_analysing(&mut e, "cores 1").unwrap();

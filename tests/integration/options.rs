@@ -226,3 +226,27 @@ fn names_are_one_word_and_earlier_names_still_work() {
     }
     assert!(aliases >= 6, "{aliases} earlier names");
 }
+
+/// Big machines: `Threads` reaches 1,024 and `Hash` 1 TB, and a `Hash` above what this
+/// machine has free is refused with the old table kept, the engine playing on.
+#[test]
+fn big_machine_limits_are_offered_and_what_the_machine_lacks_is_refused() {
+    let uci = uci_options();
+    assert_eq!(uci["Threads"].range, Some((1, 1024)));
+    assert_eq!(uci["Hash"].range, Some((1, 1 << 20)));
+    let mut e = Engine::started_uci();
+    e.allow_errors(true);
+    e.send("setoption name Hash value 1048576");
+    e.send("isready");
+    let (_, before) = e.wait_for("readyok", common::SEC * 20, |l| l == "readyok");
+    let free = before
+        .iter()
+        .find(|l| l.starts_with("info string error: Hash 1048576 MB is more than"))
+        .unwrap_or_else(|| panic!("not refused: {before:?}"));
+    assert!(free.ends_with("the table stays at 64 MB"), "{free}");
+    e.allow_errors(false);
+    e.send("position startpos moves e2e4 c7c5");
+    e.send("go depth 6");
+    let (best, _) = e.wait_for("bestmove", common::SEC * 20, |l| l.starts_with("bestmove "));
+    assert_ne!(best, "bestmove 0000");
+}

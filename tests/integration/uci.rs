@@ -41,8 +41,8 @@ fn handshake_names_the_engine_and_lists_every_option() {
         "{lines:?}"
     );
     for want in [
-        "option name Hash type spin default 64 min 1 max 4096",
-        "option name Threads type spin default 1 min 1 max 64",
+        "option name Hash type spin default 64 min 1 max 1048576",
+        "option name Threads type spin default 1 min 1 max 1024",
         "option name Ponder type check default false",
         "option name MoveOverhead type spin default 50 min 0 max 5000",
         "option name MultiPV type spin default 1 min 1 max 256",
@@ -245,7 +245,7 @@ fn bad_input_gets_an_info_string_and_changes_nothing() {
         "frobnicate",
         "setoption name Hash value 0",
         "setoption name Hash value lots",
-        "setoption name Threads value 65",
+        "setoption name Threads value 1025",
         "setoption name MoveOverhead value -1",
         "setoption name MultiPV value 0",
         "setoption name MultiPV value 257",

@@ -298,7 +298,12 @@ impl XboardSession {
             Command::Resume => s.paused = false,
             Command::MoveNow => {} // not thinking: nothing to hurry
             Command::Easy => s.engine.ponder = false,
-            Command::Memory(mb) => s.engine.set_hash_mb(mb),
+            Command::Memory(mb) => {
+                // A person chose the size in a dialog: they should see why it was refused.
+                if let Err(why) = s.engine.set_hash_mb(mb) {
+                    s.send(&format!("tellusererror {why}"));
+                }
+            }
             Command::Cores(n) => s.engine.set_threads(n),
             Command::EgtPath { kind, path } => {
                 // Other kinds of tables (Nalimov, Gaviota, ...) are noted and not used.
