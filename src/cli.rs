@@ -57,7 +57,9 @@ pub enum Command {
     /// same file for any thread count.
     Datagen(DatagenArgs),
     /// Pack text training data (`FEN | score | result` lines) into 32-byte bullet records,
-    /// for `train` or the bullet trainer. Malformed lines are reported and skipped.
+    /// for `train` or the bullet trainer; or turn a PGN of games cutechess-cli wrote (an
+    /// OpenBench DATAGEN PGN) into training data, from the scores in its move comments.
+    /// Malformed lines and games are reported and skipped.
     Convert(ConvertArgs),
     /// Fit the win/draw/loss model (what a score means, UCI_ShowWDL, the shown centipawns)
     /// to self-play data (`FEN | score | result` lines) and check it on held-out games.
@@ -223,10 +225,19 @@ pub struct DatagenArgs {
 /// `kestrel convert`.
 #[derive(Args)]
 pub struct ConvertArgs {
-    /// The text data.
+    /// The text data, or a PGN (a name ending in .pgn): cutechess-cli's games, each engine
+    /// move's score in the comment after it (`{+0.35/12 0.12s}`).
     pub input: PathBuf,
-    /// The records file to create (an existing file is not overwritten).
+    /// The file to create (an existing file is not overwritten).
     pub output: PathBuf,
+    /// What to write: bullet's 32-byte records, or (from a PGN) `FEN | score | result`
+    /// lines, White's view, as datagen writes them.
+    #[arg(long, value_enum, default_value = "bullet")]
+    pub format: kestrel::tools::training_data::DataFormat,
+    /// From a PGN, only the moves of players whose name contains this (any case); every
+    /// scored move without it.
+    #[arg(long, value_name = "NAME")]
+    pub player: Option<String>,
 }
 
 /// `kestrel wdl-fit`.

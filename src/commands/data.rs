@@ -61,8 +61,23 @@ pub fn datagen(args: DatagenArgs) -> CliResult {
 }
 
 pub fn convert(args: &ConvertArgs) -> CliResult {
+    use kestrel::tools::training_data::DataFormat;
     use std::io::{BufReader, BufWriter};
     let (input, output) = (&args.input, &args.output);
+    let is_pgn = input
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("pgn"));
+    if !is_pgn && args.format == DataFormat::Text {
+        return Err(usage(format!(
+            "{} is text data already: --format text converts a PGN (a name ending in .pgn)",
+            input.display()
+        )));
+    }
+    if !is_pgn && args.player.is_some() {
+        return Err(usage(
+            "--player chooses among a PGN's players (a name ending in .pgn)",
+        ));
+    }
     let start = Instant::now();
     let mut reader = std::fs::File::open(input)
         .map(BufReader::new)
@@ -79,44 +94,103 @@ pub fn convert(args: &ConvertArgs) -> CliResult {
             _ => usage(format!("cannot create {}: {e}", output.display())),
         })?;
     let mut writer = BufWriter::new(file);
-    let report =
-        kestrel::tools::training_data::convert_text(&mut reader, &mut writer).map_err(|e| {
-            CliError::Failed(format!(
-                "converting {} to {}: {e}",
-                input.display(),
-                output.display()
-            ))
-        })?;
-    for (line, error) in &report.errors {
-        eprintln!("{}:{line}: skipped: {error}", input.display());
-    }
-    if report.malformed > report.errors.len() as u64 {
+    let failed = |e: std::io::Error| {
+        CliError::Failed(format!(
+            "converting {} to {}: {e}",
+            input.display(),
+            output.display()
+        ))
+    };
+    let (written, nothing) = if is_pgn {
+        let report = kestrel::tools::pgn_data::convert_pgn(
+            &mut reader,
+            args.player.as_deref(),
+            args.format,
+            &mut writer,
+        )
+        .map_err(failed)?;
+        let named: Vec<String> = report
+            .skipped
+            .iter()
+            .map(|(game, line, why)| {
+                format!("{}:{line}: game {game} skipped: {why}", input.display())
+            })
+            .collect();
+        print_named(&named, report.skipped_count, "games skipped");
         eprintln!(
-            "... and {} more malformed lines",
-            report.malformed - report.errors.len() as u64
+            "convert: {} positions from {} of {} games ({} adjudicated, {} lost on time, {} \
+             skipped) to {} in {:.1} s; moves not kept: {} book, {} unscored, {} mate \
+             scores, {} in check or captures, {} repeats",
+            report.positions,
+            report.converted,
+            report.games,
+            report.adjudicated,
+            report.time_losses,
+            report.skipped_count,
+            output.display(),
+            start.elapsed().as_secs_f64(),
+            report.book_moves,
+            report.unscored_moves,
+            report.mate_scores,
+            report.in_check_or_tactical,
+            report.repeats,
         );
-    }
-    eprintln!(
-        "convert: {} records from {} lines ({} comments or blank, {} malformed) to {} in {:.1} s",
-        report.records,
-        report.lines,
-        report.skipped_comments,
-        report.malformed,
-        output.display(),
-        start.elapsed().as_secs_f64()
-    );
+        let why = format!(
+            "{} holds no scored position to train on ({} of {} games skipped{})",
+            input.display(),
+            report.skipped_count,
+            report.games,
+            match &args.player {
+                Some(p) => format!(", players matching '{p}'"),
+                None => String::new(),
+            }
+        );
+        (report.positions, why)
+    } else {
+        let report = kestrel::tools::training_data::convert_text(&mut reader, &mut writer)
+            .map_err(failed)?;
+        let named: Vec<String> = report
+            .errors
+            .iter()
+            .map(|(line, error)| format!("{}:{line}: skipped: {error}", input.display()))
+            .collect();
+        print_named(&named, report.malformed, "malformed lines");
+        eprintln!(
+            "convert: {} records from {} lines ({} comments or blank, {} malformed) to {} in {:.1} s",
+            report.records,
+            report.lines,
+            report.skipped_comments,
+            report.malformed,
+            output.display(),
+            start.elapsed().as_secs_f64()
+        );
+        let why = format!(
+            "{} holds no valid position line ({} malformed)",
+            input.display(),
+            report.malformed
+        );
+        (report.records, why)
+    };
     // Nothing to train on is a failed conversion, not an empty file to find later.
-    if report.records == 0 {
+    if written == 0 {
         drop(writer);
         let _ = std::fs::remove_file(output);
         return Err(CliError::Failed(format!(
-            "no position converted: {} holds no valid position line ({} malformed); {} not written",
-            input.display(),
-            report.malformed,
+            "no position converted: {nothing}; {} not written",
             output.display()
         )));
     }
     Ok(())
+}
+
+/// The first problems of a conversion, one a line, and how many more of `total` there were.
+fn print_named(named: &[String], total: u64, more: &str) {
+    for line in named {
+        eprintln!("{line}");
+    }
+    if total > named.len() as u64 {
+        eprintln!("... and {} more {more}", total - named.len() as u64);
+    }
 }
 
 pub fn wdl_fit(args: &WdlFitArgs) -> CliResult {

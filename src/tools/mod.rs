@@ -18,6 +18,9 @@
 //!   (`kestrel calibrate`); its files: `game`, `stats`, `fit` and `report`.
 //! * `spsa`: the search's numbers tuned by SPSA in fixed-node game pairs between two
 //!   tuning builds (`kestrel spsa`).
+//! * `pgn`: PGN read into games (tags, main-line moves, each move's comment), for
+//!   `calibrate --reanalyse` and `pgn_data`: cutechess-cli's games (and OpenBench's DATAGEN
+//!   PGNs) as training positions (`kestrel convert GAMES.pgn`).
 //! * `uci_client`: a small UCI client for engines run as child processes (`calibrate`'s
 //!   and `spsa`'s players).
 //! * `perft`: perft in one place: the plain count, the count with a shared table and
@@ -31,6 +34,8 @@ pub mod epd;
 pub mod genfens;
 pub mod mates;
 pub mod perft;
+pub mod pgn;
+pub mod pgn_data;
 pub mod spsa;
 pub mod train;
 pub mod training_data;

@@ -66,6 +66,98 @@ fn convert_packs_every_good_line_in_order_and_names_the_bad_ones() {
     assert!(!empty.exists());
 }
 
+/// A PGN cutechess-cli wrote (Kestrel against Ethereal, `tests/data/README.md` says how)
+/// becomes the positions, scores and results an independent python-chess reading of it
+/// gives; a game with a move that does not read and a game cut off are named by number and
+/// line and skipped, the rest still converted; records hold the same positions as lines.
+#[test]
+fn convert_reads_cutechess_games_as_python_chess_does() {
+    let scratch = ScratchDir::new("data-convert-pgn");
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/cutechess-kestrel-ethereal.pgn"
+    );
+    let text = scratch.path("kestrel.txt");
+    let (ok, said) = kestrel(&[
+        "convert",
+        fixture,
+        text.to_str().unwrap(),
+        "--format",
+        "text",
+        "--player",
+        "kestrel",
+    ]);
+    assert!(ok, "{said}");
+    let lines = std::fs::read_to_string(&text).unwrap();
+    assert!(lines.lines().count() >= 500, "{said}");
+    assert!(said.contains("from 24 of 24 games"), "{said}");
+    if let Some(reference) =
+        common::run_python_chess("chess.pgn", "pgn_positions.py", &[fixture, "Kestrel"])
+    {
+        let (positions, summary) = reference.trim_end().rsplit_once('\n').unwrap();
+        assert!(summary.starts_with("# games 24 positions"), "{summary}");
+        let theirs: Vec<&str> = positions.lines().collect();
+        let ours: Vec<&str> = lines.lines().collect();
+        assert_eq!(ours.len(), theirs.len(), "{said}");
+        for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
+            assert_eq!(a, b, "position {}", i + 1);
+        }
+    }
+
+    // The fixture, then a game with an illegal move and a game cut off mid-movetext.
+    let damaged = scratch.path("damaged.pgn");
+    let mut pgn = std::fs::read_to_string(fixture).unwrap();
+    let fixture_lines = pgn.lines().count();
+    pgn.push_str("\n[White \"Kestrel\"]\n[Black \"Other\"]\n[Result \"1-0\"]\n\n");
+    pgn.push_str("1. e4 {+0.30/10 0.1s} e5 2. Ke3 {+0.10/9 0.1s} 1-0\n\n");
+    pgn.push_str("[White \"Kestrel\"]\n[Black \"Other\"]\n[Result \"1-0\"]\n\n");
+    pgn.push_str("1. d4 {+0.20/10 0.1s} d5 2. c4 {+0.25/10\n");
+    std::fs::write(&damaged, pgn).unwrap();
+    let from_damaged = scratch.path("damaged.txt");
+    let (ok, said) = kestrel(&[
+        "convert",
+        damaged.to_str().unwrap(),
+        from_damaged.to_str().unwrap(),
+        "--format",
+        "text",
+        "--player",
+        "Kestrel",
+    ]);
+    assert!(ok, "{said}");
+    let illegal = format!(":{}: game 25 skipped: move 2 'Ke3'", fixture_lines + 6);
+    let cut = format!(":{}: game 26 skipped: cut off", fixture_lines + 8);
+    assert!(said.contains(&illegal) && said.contains(&cut), "{said}");
+    assert!(said.contains("from 24 of 26 games"), "{said}");
+    assert_eq!(std::fs::read_to_string(&from_damaged).unwrap(), lines);
+
+    // Records (the default) of the same positions.
+    let records = scratch.path("kestrel.bin");
+    let (ok, said) = kestrel(&[
+        "convert",
+        fixture,
+        records.to_str().unwrap(),
+        "--player",
+        "Kestrel",
+    ]);
+    assert!(ok, "{said}");
+    let bytes = std::fs::read(&records).unwrap();
+    assert_eq!(bytes.len(), 32 * lines.lines().count());
+    for (line, record) in lines.lines().zip(bytes.chunks_exact(32)) {
+        assert_eq!(record, PackedPosition::parse_line(line).unwrap().as_bytes());
+    }
+    // A player in none of the games: nothing to train on, a failure, no file.
+    let none = scratch.path("none.txt");
+    let (ok, said) = kestrel(&[
+        "convert",
+        fixture,
+        none.to_str().unwrap(),
+        "--player",
+        "Stockfish",
+    ]);
+    assert!(!ok && said.contains("no scored position"), "{said}");
+    assert!(!none.exists());
+}
+
 /// Counts that must be positive say so, without the type's maximum; a strength setting
 /// outside the engine's range is refused, not clamped and reported as asked.
 #[test]

@@ -8,6 +8,7 @@ use super::stats::{blunder_share, mean_loss, side_losses, BLUNDER_CP};
 use super::{CalibrateError, Setting};
 use crate::chess::{Color, Move, Position};
 use crate::search::Searcher;
+use crate::tools::pgn::{read_games, PgnGame};
 use std::fmt::Write as _;
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -37,92 +38,13 @@ impl std::fmt::Display for PgnError {
     }
 }
 
-/// The value of `[Tag "value"]`, if the line is a tag pair.
-fn tag_pair(line: &str) -> Option<(&str, &str)> {
-    let inner = line.trim().strip_prefix('[')?.strip_suffix(']')?;
-    let (name, rest) = inner.split_once(char::is_whitespace)?;
-    let value = rest.trim().strip_prefix('"')?.strip_suffix('"')?;
-    Some((name, value))
-}
-
-/// The move tokens of a movetext: comments (`{}` and `;` to the end of the line),
-/// variations, NAGs, move numbers and the result left out.
-fn move_tokens(movetext: &str) -> Vec<String> {
-    let mut tokens = Vec::new();
-    let mut word = String::new();
-    let (mut in_comment, mut in_line_comment, mut variation_depth) = (false, false, 0usize);
-    let flush = |word: &mut String, tokens: &mut Vec<String>| {
-        let is_result = matches!(word.as_str(), "1-0" | "0-1" | "1/2-1/2" | "*");
-        // "12." and "12..." are move numbers; "12.e4" is a move written without a space.
-        let w = match word.split_once('.') {
-            Some((number, rest)) if number.chars().all(|c| c.is_ascii_digit()) => {
-                rest.trim_start_matches('.')
-            }
-            _ => word.as_str(),
-        };
-        if !w.is_empty() && !w.starts_with('$') && !is_result {
-            tokens.push(w.to_string());
-        }
-        word.clear();
-    };
-    for c in movetext.chars() {
-        if in_line_comment {
-            in_line_comment = c != '\n';
-            continue;
-        }
-        if in_comment {
-            in_comment = c != '}';
-            continue;
-        }
-        match c {
-            '{' => {
-                flush(&mut word, &mut tokens);
-                in_comment = true;
-            }
-            ';' => {
-                flush(&mut word, &mut tokens);
-                in_line_comment = true;
-            }
-            '(' => {
-                flush(&mut word, &mut tokens);
-                variation_depth += 1;
-            }
-            ')' => {
-                word.clear();
-                variation_depth = variation_depth.saturating_sub(1);
-            }
-            c if c.is_whitespace() => {
-                if variation_depth == 0 {
-                    flush(&mut word, &mut tokens);
-                } else {
-                    word.clear();
-                }
-            }
-            c => word.push(c),
-        }
-    }
-    if variation_depth == 0 {
-        flush(&mut word, &mut tokens);
-    }
-    tokens
-}
-
-/// One game from its tag pairs and movetext; `number` counts from 1, for errors.
-fn recorded_game(
-    number: usize,
-    tags: &[(String, String)],
-    movetext: &str,
-) -> Result<RecordedGame, PgnError> {
+/// One game of a calibration PGN; `number` counts from 1, for errors.
+fn recorded_game(number: usize, game: &PgnGame) -> Result<RecordedGame, PgnError> {
     let error = |problem: String| PgnError {
         game: number,
         problem,
     };
-    let tag = |name: &str| {
-        tags.iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    };
-    let event = tag("Event").unwrap_or("");
+    let event = game.tag("Event").unwrap_or("");
     let setting = event
         .strip_prefix("kestrel calibrate ")
         .ok_or_else(|| {
@@ -133,40 +55,26 @@ fn recorded_game(
         })
         .and_then(|s| Setting::parse(s).map_err(error))?;
     let name = format!("Kestrel {setting}");
-    let kestrel = match (tag("White") == Some(&name), tag("Black") == Some(&name)) {
+    let (white, black) = (game.tag("White"), game.tag("Black"));
+    let kestrel = match (white == Some(&name), black == Some(&name)) {
         (true, false) => Color::White,
         (false, true) => Color::Black,
         _ => {
             return Err(error(format!(
                 "not exactly one side is '{name}' (White '{}', Black '{}')",
-                tag("White").unwrap_or("?"),
-                tag("Black").unwrap_or("?")
+                white.unwrap_or("?"),
+                black.unwrap_or("?")
             )))
         }
     };
-    let opponent = tag(if kestrel == Color::White {
-        "Black"
+    let opponent = if kestrel == Color::White {
+        black
     } else {
-        "White"
-    })
+        white
+    }
     .and_then(|name| name.strip_prefix("Kestrel "))
     .and_then(|s| Setting::parse(s).ok());
-    let start = match tag("FEN") {
-        Some(fen) => Position::from_fen(fen).map_err(|e| error(format!("its FEN: {e}")))?,
-        None => Position::startpos(),
-    };
-    let mut position = start;
-    let mut moves = Vec::new();
-    for token in move_tokens(movetext) {
-        let mv = position.parse_san(&token).map_err(|e| {
-            error(format!(
-                "move {} ('{token}'): {e}",
-                position.fullmove_number()
-            ))
-        })?;
-        position.play(mv);
-        moves.push(mv);
-    }
+    let (start, moves) = game.replay().map_err(|e| error(e.problem))?;
     Ok(RecordedGame {
         setting,
         kestrel,
@@ -178,33 +86,11 @@ fn recorded_game(
 
 /// Every game of a PGN text, in order.
 pub fn read_pgn(text: &str) -> Result<Vec<RecordedGame>, PgnError> {
-    let mut games = Vec::new();
-    let mut tags: Vec<(String, String)> = Vec::new();
-    let mut movetext = String::new();
-    let mut finish = |tags: &mut Vec<(String, String)>, movetext: &mut String| {
-        if tags.is_empty() && movetext.trim().is_empty() {
-            return Ok(());
-        }
-        let game = recorded_game(games.len() + 1, tags, movetext)?;
-        games.push(game);
-        tags.clear();
-        movetext.clear();
-        Ok(())
-    };
-    for line in text.lines() {
-        if let Some((name, value)) = tag_pair(line) {
-            // A tag after movetext starts the next game.
-            if !movetext.trim().is_empty() {
-                finish(&mut tags, &mut movetext)?;
-            }
-            tags.push((name.to_string(), value.to_string()));
-        } else if !line.starts_with('%') {
-            movetext.push_str(line);
-            movetext.push('\n');
-        }
-    }
-    finish(&mut tags, &mut movetext)?;
-    Ok(games)
+    read_games(text)
+        .iter()
+        .enumerate()
+        .map(|(i, game)| recorded_game(i + 1, game))
+        .collect()
 }
 
 /// One setting's analysis.
