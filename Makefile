@@ -23,6 +23,9 @@ ifneq ($(EVALFILE),)
     export KESTREL_EVALFILE := $(EVALFILE)
 endif
 
+# FEATURES=tune builds the tuning build (the search's numbers as UCI options, for SPSA).
+CARGO_FEATURES := $(if $(FEATURES),--features $(FEATURES),)
+
 # Older OpenBench clients also pass CC=<the engine's compiler> (here: cargo). It means nothing
 # to a Rust build and must not reach a build script that compiles C.
 unexport CC CXX
@@ -33,7 +36,7 @@ unexport CC CXX
 # what OpenBench moves away before it deletes the source tree. Cargo runs its own parallel
 # jobs, so make's -j changes nothing here.
 all:
-	$(CARGO) build --release
+	$(CARGO) build --release $(CARGO_FEATURES)
 	cp $(TARGET_DIR)/release/kestrel$(SUFFIX) $(EXE)$(SUFFIX)
 
 clean:
