@@ -34,15 +34,16 @@ pub fn mate_in_moves(score: i32) -> i32 {
     }
 }
 
-/// The centipawns shown to a GUI for a score that is not a mate (see `is_mate_score`): a
-/// tablebase win `n` plies away (`TB_WIN - n`) as `TB_WIN_SHOWN - n`, a loss the negative,
-/// anything else as it is, kept below that band.
-pub fn shown_centipawns(score: i32) -> i32 {
+/// The centipawns shown to a GUI for a score that is not a mate (see `is_mate_score`), in a
+/// position with `material` (`wdl::material`): a tablebase win `n` plies away (`TB_WIN - n`)
+/// as `TB_WIN_SHOWN - n`, a loss the negative; anything else normalised so that +100 is a
+/// side as likely to win as not (`wdl::normalised`), kept below that band.
+pub fn shown_centipawns(score: i32, material: i32) -> i32 {
     if score.abs() >= TB_WIN_BOUND {
         let plies = (TB_WIN - score.abs()).clamp(0, MAX_PLY as i32);
         score.signum() * (TB_WIN_SHOWN - plies)
     } else {
-        score.clamp(-EVAL_SHOWN_MAX, EVAL_SHOWN_MAX)
+        super::wdl::normalised(score, material).clamp(-EVAL_SHOWN_MAX, EVAL_SHOWN_MAX)
     }
 }
 
@@ -97,19 +98,16 @@ mod tests {
 
     #[test]
     fn tablebase_scores_show_in_their_band_above_every_evaluation() {
-        assert_eq!(shown_centipawns(TB_WIN - 1), TB_WIN_SHOWN - 1);
-        assert_eq!(shown_centipawns(-TB_WIN + 17), -TB_WIN_SHOWN + 17);
-        assert_eq!(
-            shown_centipawns(TB_WIN_BOUND),
-            TB_WIN_SHOWN - MAX_PLY as i32
-        );
-        assert_eq!(shown_centipawns(0), 0);
-        assert_eq!(shown_centipawns(-1135), -1135);
-        // The largest evaluation still shows below the lowest table win.
-        assert_eq!(
-            shown_centipawns(TB_WIN_BOUND - 1),
-            TB_WIN_SHOWN - MAX_PLY as i32 - 1
-        );
+        for material in [0, 20, 58, 78] {
+            let shown = |score| shown_centipawns(score, material);
+            assert_eq!(shown(TB_WIN - 1), TB_WIN_SHOWN - 1);
+            assert_eq!(shown(-TB_WIN + 17), -TB_WIN_SHOWN + 17);
+            assert_eq!(shown(TB_WIN_BOUND), TB_WIN_SHOWN - MAX_PLY as i32);
+            assert_eq!(shown(0), 0);
+            assert_eq!(shown(-1135), -super::super::wdl::normalised(1135, material));
+            // The largest evaluation still shows below the lowest table win.
+            assert!(shown(TB_WIN_BOUND - 1) < TB_WIN_SHOWN - MAX_PLY as i32);
+        }
         assert!(!is_mate_score(TB_WIN));
     }
 }

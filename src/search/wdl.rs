@@ -6,17 +6,19 @@
 //! wins with probability `1 / (1 + exp((a(m) - s) / b(m)))` and loses with the same of
 //! `-s`; the rest is a draw. `a` and `b` are cubics in `m / 58`; `a(m)` is the score at
 //! which a win is as likely as not (docs/measurements.md: the fit and how it holds on games
-//! it did not see). The search itself never reads this.
+//! it did not see), and the centipawns shown to a GUI are the score scaled by it
+//! (`normalised`): +100 shown is an even chance to win at any material. The search itself
+//! never reads this.
 
 use super::score::TB_WIN_BOUND;
 use crate::chess::{Position, Role};
 
 /// Coefficients of `a` and `b`, lowest power first: `c0 + c1·x + c2·x² + c3·x³` with
-/// `x = m / 58`. Fitted by `kestrel wdl-fit --iterations 5000` on 2.76 M positions of
-/// kestrel-5 self-play at 5,000 nodes a move (datagen of a3cc55b, seed 10001; 0.31 M more
+/// `x = m / 58`. Fitted by `kestrel wdl-fit --iterations 5000` on 3.14 M positions of
+/// kestrel-5 self-play at 5,000 nodes a move (datagen of a3cc55b, seed 10001; 0.35 M more
 /// held out), docs/measurements.md.
-pub const A: [f64; 4] = [618.45, -849.989, 164.976, 150.253];
-pub const B: [f64; 4] = [153.267, -24.401, -79.142, 76.642];
+pub const A: [f64; 4] = [549.6, -1228.324, 1181.004, -397.752];
+pub const B: [f64; 4] = [233.762, -313.144, 241.93, -41.327];
 
 /// The material the model reads: pawn 1, knight and bishop 3, rook 5, queen 9, both sides.
 pub fn material(pos: &Position) -> i32 {
@@ -30,6 +32,13 @@ pub fn material(pos: &Position) -> i32 {
     .iter()
     .map(|&(role, value)| value * pos.role_bb(role).count() as i32)
     .sum()
+}
+
+/// A score (centipawns, not a mate or tablebase result) as shown: scaled so that 100 is the
+/// score at which a side at `material` wins as often as not (`a`).
+pub fn normalised(score: i32, material: i32) -> i32 {
+    let (a, _) = params_at(material, &A, &B);
+    (100.0 * f64::from(score) / a.max(1.0)).round() as i32
 }
 
 /// The model's `a` and `b` at `material` (centipawns).
@@ -79,6 +88,19 @@ mod tests {
         assert_eq!(material(&pos(FENS[0])), 78);
         assert_eq!(material(&pos(FENS[1])), 2 * (5 + 3 + 10));
         assert_eq!(material(&pos(FENS[2])), 2);
+    }
+
+    /// A shown +1.00 is `a` at every material, and the scale keeps signs and order.
+    #[test]
+    fn a_pawn_shown_is_where_a_win_is_as_likely_as_not() {
+        for material in [0, 17, 30, 58, 78, 90] {
+            let (a, _) = params_at(material, &A, &B);
+            assert!(a > 30.0 && a < 400.0, "a({material}) = {a}");
+            assert_eq!(normalised(a.round() as i32, material), 100, "{material}");
+            assert_eq!(normalised(-(a.round() as i32), material), -100);
+            assert_eq!(normalised(0, material), 0);
+            assert!(normalised(400, material) > normalised(399, material) - 1);
+        }
     }
 
     /// At `a` a win is as likely as not; the chances sum to 1000, grow with the score and

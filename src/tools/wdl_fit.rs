@@ -3,8 +3,14 @@
 //! it on held-out games.
 //!
 //! Positions are counted by (material, score) cell, each counted for both sides (the score
-//! and result turned over for Black), so the model is symmetric; the eight coefficients of
-//! `a` and `b` then minimise the cells' negative log-likelihood by Adam. The last
+//! and result turned over for Black), so the model is symmetric. `a(m)`, the score at which a
+//! side wins as often as not, is what a shown +1.00 means, so it is read from the data
+//! itself: at each material, where the won share (from 0 up, made non-decreasing) reaches
+//! one half; the cubic through those points is fitted by weighted least squares. `b` then
+//! minimises the negative log-likelihood of the wins (a win against a draw or a loss) at
+//! scores from 0 up, by Adam. A logistic fitted to everything (or to the wins alone) missed
+//! the won share at a shown +1.00 by 9-11 points: Kestrel's games are not won as surely as
+//! a logistic says far ahead (nor lost far behind), and the tails pulled `a` off. The last
 //! `holdout` share of each file (whole games but the one cut, as datagen writes a game's
 //! positions together) is left out of the fit and read back against it.
 
@@ -57,30 +63,26 @@ impl Cells {
         true
     }
 
-    /// The cells' negative log-likelihood per position-side under `a`, `b`, and its
-    /// gradient in the eight coefficients.
+    /// The cells' negative log-likelihood of their wins per position-side under `a`, `b`,
+    /// and its gradient in the eight coefficients.
     fn loss_and_gradient(&self, a: &[f64; 4], b: &[f64; 4]) -> (f64, [f64; 8]) {
         let mut loss = 0.0;
         let mut grad = [0.0; 8];
         let mut total = 0.0;
-        for (&(material, score), n) in &self.cells {
+        // Scores from 0 up: the losses at those scores are the other side's wins.
+        for (&(material, score), n) in self.cells.iter().filter(|(&(_, s), _)| s >= 0) {
             let (pa, pb) = params_at(material, a, b);
             let s = f64::from(score);
-            let (u, v) = ((s - pa) / pb, (-s - pa) / pb);
-            let win = 1.0 / (1.0 + (-u).exp());
-            let lose = 1.0 / (1.0 + (-v).exp());
-            let draw = (1.0 - win - lose).max(1e-9);
-            let (win, lose) = (win.max(1e-9), lose.max(1e-9));
-            loss -= n.win * win.ln() + n.draw * draw.ln() + n.loss * lose.ln();
-            total += n.win + n.draw + n.loss;
-            // d(win)/d(a) and d/d(b), likewise for the loss; the draw takes the rest.
-            let (dw, dl) = (win * (1.0 - win), lose * (1.0 - lose));
-            let (dw_da, dw_db) = (-dw / pb, -dw * u / pb);
-            let (dl_da, dl_db) = (-dl / pb, -dl * v / pb);
-            let d_da =
-                -(n.win / win * dw_da + n.loss / lose * dl_da - n.draw / draw * (dw_da + dl_da));
-            let d_db =
-                -(n.win / win * dw_db + n.loss / lose * dl_db - n.draw / draw * (dw_db + dl_db));
+            let u = (s - pa) / pb;
+            let win = (1.0 / (1.0 + (-u).exp())).clamp(1e-9, 1.0 - 1e-9);
+            let other = n.draw + n.loss;
+            loss -= n.win * win.ln() + other * (1.0 - win).ln();
+            total += n.win + other;
+            // d(loss)/d(win) = -(wins / win - others / (1 - win)); d(win)/d(a) = -win (1 - win)
+            // / b, d(win)/d(b) = the same times u.
+            let d_win = -(n.win / win - other / (1.0 - win));
+            let slope = win * (1.0 - win) / pb;
+            let (d_da, d_db) = (d_win * -slope, d_win * -slope * u);
             let x = f64::from(material.clamp(17, 78)) / 58.0;
             let mut power = 1.0;
             for i in 0..4 {
@@ -91,6 +93,58 @@ impl Cells {
         }
         let total = total.max(1.0);
         (loss / total, grad.map(|g| g / total))
+    }
+
+    /// At each material from 17 to 78 with enough positions, the score from which a side
+    /// wins as often as not, and the positions near it (the point's weight).
+    pub fn crossings(&self) -> Vec<(i32, f64, f64)> {
+        const STEP: i32 = 10;
+        const MIN_POSITIONS: f64 = 2_000.0;
+        let mut by_material: BTreeMap<i32, Vec<(f64, f64)>> = BTreeMap::new();
+        for (&(material, score), n) in self.cells.iter().filter(|(&(_, s), _)| s >= 0) {
+            let bins = by_material.entry(material).or_default();
+            let bin = (score / STEP) as usize;
+            if bins.len() <= bin {
+                bins.resize(bin + 1, (0.0, 0.0));
+            }
+            bins[bin].0 += n.win;
+            bins[bin].1 += n.win + n.draw + n.loss;
+        }
+        let mut points = Vec::new();
+        // The model reads material 17-78 (less counts as 17): a bare pawn ending's crossing
+        // would pull the cubic's low end far up.
+        for (&material, bins) in by_material.range(17..=78) {
+            // The bins that hold positions: their centre score, wins and positions.
+            let bins: Vec<(f64, f64, f64)> = bins
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| b.1 > 0.0)
+                .map(|(i, b)| (f64::from(i as i32 * STEP + STEP / 2), b.0, b.1))
+                .collect();
+            if bins.iter().map(|b| b.2).sum::<f64>() < MIN_POSITIONS {
+                continue;
+            }
+            let share = non_decreasing(&bins.iter().map(|b| (b.1, b.2)).collect::<Vec<_>>());
+            let Some(i) = share.iter().position(|&s| s >= 0.5) else {
+                continue;
+            };
+            // Between the last bin below one half and the first at or above it.
+            let score = match i.checked_sub(1) {
+                Some(j) => {
+                    let (lo, hi) = (share[j], share[i]);
+                    let t = if hi > lo { (0.5 - lo) / (hi - lo) } else { 0.0 };
+                    bins[j].0 + t * (bins[i].0 - bins[j].0)
+                }
+                None => bins[i].0,
+            };
+            let near: f64 = bins
+                .iter()
+                .filter(|b| (b.0 - score).abs() <= 50.0)
+                .map(|b| b.2)
+                .sum();
+            points.push((material, score, near));
+        }
+        points
     }
 
     /// Win share observed against the model's, by shown score (normalised centipawns), in
@@ -177,6 +231,61 @@ pub fn read_split(
     Ok(bad)
 }
 
+/// The win shares of `(wins, positions)` bins (none empty) made non-decreasing: adjacent
+/// bins whose share falls are pooled, and each bin gets its pool's share.
+fn non_decreasing(bins: &[(f64, f64)]) -> Vec<f64> {
+    // Pools of (wins, positions, bins covered).
+    let mut pools: Vec<(f64, f64, usize)> = Vec::new();
+    for &(wins, n) in bins {
+        pools.push((wins, n, 1));
+        while let [.., (w1, n1, c1), (w2, n2, c2)] = pools[..] {
+            if w2 / n2 >= w1 / n1 {
+                break;
+            }
+            pools.pop();
+            *pools.last_mut().unwrap() = (w1 + w2, n1 + n2, c1 + c2);
+        }
+    }
+    pools
+        .into_iter()
+        .flat_map(|(wins, n, count)| std::iter::repeat_n(wins / n, count))
+        .collect()
+}
+
+/// The cubic in `m / 58` through weighted points `(m, y, weight)`, by least squares.
+fn cubic_through(points: &[(i32, f64, f64)]) -> Option<[f64; 4]> {
+    let mut normal = [[0.0f64; 5]; 4];
+    for &(material, y, weight) in points {
+        let x = f64::from(material.clamp(17, 78)) / 58.0;
+        let powers = [1.0, x, x * x, x * x * x];
+        for i in 0..4 {
+            for j in 0..4 {
+                normal[i][j] += weight * powers[i] * powers[j];
+            }
+            normal[i][4] += weight * powers[i] * y;
+        }
+    }
+    // Gaussian elimination with partial pivoting.
+    for col in 0..4 {
+        let pivot =
+            (col..4).max_by(|&r, &s| normal[r][col].abs().total_cmp(&normal[s][col].abs()))?;
+        if normal[pivot][col].abs() < 1e-12 {
+            return None;
+        }
+        normal.swap(col, pivot);
+        for row in 0..4 {
+            if row != col {
+                let factor = normal[row][col] / normal[col][col];
+                let pivot_row = normal[col];
+                for (x, p) in normal[row].iter_mut().zip(pivot_row).skip(col) {
+                    *x -= factor * p;
+                }
+            }
+        }
+    }
+    Some(std::array::from_fn(|i| normal[i][4] / normal[i][i]))
+}
+
 /// The fitted coefficients of `a` and `b`, and the final loss per position-side.
 pub struct Fit {
     pub a: [f64; 4],
@@ -184,11 +293,17 @@ pub struct Fit {
     pub loss: f64,
 }
 
-/// Fits `a` and `b` to `cells` by Adam from a flat start (a = 200, b = 80 at every
-/// material), `iterations` full passes.
+/// Fits `a` to the crossings of `cells` (a flat 200 if there are too few), then `b` by Adam
+/// from a flat 80, `iterations` full passes.
 pub fn fit(cells: &Cells, iterations: u32) -> Fit {
-    // a's coefficients then b's, lowest power first.
-    let mut theta = [200.0, 0.0, 0.0, 0.0, 80.0, 0.0, 0.0, 0.0];
+    let crossings = cells.crossings();
+    let a = if crossings.len() >= 4 {
+        cubic_through(&crossings).unwrap_or([200.0, 0.0, 0.0, 0.0])
+    } else {
+        [200.0, 0.0, 0.0, 0.0]
+    };
+    // a's coefficients then b's, lowest power first; only b's move.
+    let mut theta = [a[0], a[1], a[2], a[3], 80.0, 0.0, 0.0, 0.0];
     let split = |t: &[f64; 8]| -> ([f64; 4], [f64; 4]) {
         ([t[0], t[1], t[2], t[3]], [t[4], t[5], t[6], t[7]])
     };
@@ -201,7 +316,7 @@ pub fn fit(cells: &Cells, iterations: u32) -> Fit {
         loss = l;
         // Centipawn-sized steps at first, a tenth of that at the end.
         let rate = 2.0 * (1.0 - 0.9 * f64::from(step) / f64::from(iterations));
-        for i in 0..8 {
+        for i in 4..8 {
             m[i] = beta1 * m[i] + (1.0 - beta1) * grad[i];
             v[i] = beta2 * v[i] + (1.0 - beta2) * grad[i] * grad[i];
             let m_hat = m[i] / (1.0 - beta1.powi(step as i32));
@@ -224,7 +339,8 @@ mod tests {
         let mut cells = Cells::default();
         // Exact expected counts rather than draws: the fit must find the model itself.
         for material in (17..=78).step_by(3) {
-            for score in (-600..=600).step_by(10) {
+            // Scores at the middle of the crossing search's 10-cp bins, as real data is spread.
+            for score in (-595..=595).step_by(10) {
                 let (w, d, l) = chances(f64::from(score), material, &a, &b);
                 let cell = cells.cells.entry((material, score)).or_default();
                 cell.win += 1000.0 * w;
@@ -239,6 +355,12 @@ mod tests {
             assert!((pa - fa).abs() < 5.0, "a at {material}: {fa} for {pa}");
             assert!((pb - fb).abs() < 5.0, "b at {material}: {fb} for {pb}");
         }
+    }
+
+    #[test]
+    fn falling_shares_are_pooled() {
+        let shares = non_decreasing(&[(1.0, 10.0), (3.0, 10.0), (1.0, 10.0), (6.0, 10.0)]);
+        assert_eq!(shares, [0.1, 0.2, 0.2, 0.6]);
     }
 
     #[test]

@@ -269,13 +269,13 @@ impl UciCommand {
     }
 }
 
-/// A score as UCI wants it: `cp N` (a tablebase win as `cp 20000` less its plies), or
-/// `mate N` in moves (negative when being mated).
-pub fn score_text(score: i32) -> String {
+/// A score as UCI wants it: `cp N` (normalised for the position's `material`; a tablebase
+/// win as `cp 20000` less its plies), or `mate N` in moves (negative when being mated).
+pub fn score_text(score: i32, material: i32) -> String {
     if crate::search::is_mate_score(score) {
         format!("mate {}", crate::search::mate_in_moves(score))
     } else {
-        format!("cp {}", crate::search::shown_centipawns(score))
+        format!("cp {}", crate::search::shown_centipawns(score, material))
     }
 }
 
@@ -287,6 +287,8 @@ pub struct InfoLine<'a> {
     pub depth: u32,
     pub seldepth: u32,
     pub score: i32,
+    /// The root's material (`wdl::material`), which scales the centipawns shown.
+    pub material: i32,
     /// `lowerbound`/`upperbound` after the score when an aspiration window failed.
     pub bound: crate::search::Bound,
     pub nodes: u64,
@@ -313,7 +315,7 @@ impl InfoLine<'_> {
             self.depth,
             self.seldepth,
             self.multipv,
-            score_text(self.score),
+            score_text(self.score, self.material),
             match self.bound {
                 crate::search::Bound::Lower => " lowerbound",
                 crate::search::Bound::Upper => " upperbound",
@@ -370,6 +372,7 @@ mod tests {
             depth: 7,
             seldepth: 9,
             score: 35,
+            material: 58,
             bound: crate::search::Bound::Lower,
             nodes: 1000,
             elapsed: Duration::from_millis(10),
@@ -378,15 +381,20 @@ mod tests {
             wdl: None,
             pv: "e2e4",
         };
+        let cp = crate::search::wdl::normalised(35, 58);
+        assert!(line.format().starts_with(&format!(
+            "info depth 7 seldepth 9 multipv 2 score cp {cp} lowerbound nodes 1000 "
+        )));
+        line.bound = crate::search::Bound::Upper;
         assert!(line
             .format()
-            .starts_with("info depth 7 seldepth 9 multipv 2 score cp 35 lowerbound nodes 1000 "));
-        line.bound = crate::search::Bound::Upper;
-        assert!(line.format().contains(" score cp 35 upperbound nodes "));
+            .contains(&format!(" score cp {cp} upperbound nodes ")));
         line.bound = crate::search::Bound::Exact;
-        assert!(line.format().contains(" score cp 35 nodes "));
+        assert!(line.format().contains(&format!(" score cp {cp} nodes ")));
         line.wdl = Some((520, 400, 80));
-        assert!(line.format().contains(" score cp 35 wdl 520 400 80 nodes "));
+        assert!(line
+            .format()
+            .contains(&format!(" score cp {cp} wdl 520 400 80 nodes ")));
     }
 
     #[test]
@@ -492,9 +500,10 @@ mod tests {
     #[test]
     fn scores() {
         use crate::search::MATE;
-        assert_eq!(score_text(35), "cp 35");
-        assert_eq!(score_text(MATE - 1), "mate 1");
-        assert_eq!(score_text(MATE - 3), "mate 2");
-        assert_eq!(score_text(-MATE + 2), "mate -1");
+        let cp = crate::search::wdl::normalised(35, 40);
+        assert_eq!(score_text(35, 40), format!("cp {cp}"));
+        assert_eq!(score_text(MATE - 1, 40), "mate 1");
+        assert_eq!(score_text(MATE - 3, 78), "mate 2");
+        assert_eq!(score_text(-MATE + 2, 2), "mate -1");
     }
 }

@@ -446,6 +446,7 @@ impl Front for UciFront {
             depth: info.depth,
             seldepth: info.seldepth,
             score: info.score,
+            material: crate::search::wdl::material(root),
             bound: info.bound,
             nodes: info.nodes,
             elapsed: search.clock.elapsed(info.nodes),

@@ -433,9 +433,9 @@ pub fn looks_like_move(word: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || b"=+#x-!?".contains(c))
 }
 
-/// A score for thinking output: centipawns (a tablebase win as 20000 less its plies), mates
-/// as 100000 + moves (or -100000 - moves).
-pub fn format_score(score: i32) -> i32 {
+/// A score for thinking output: centipawns normalised for the position's `material` (a
+/// tablebase win as 20000 less its plies), mates as 100000 + moves (or -100000 - moves).
+pub fn format_score(score: i32, material: i32) -> i32 {
     if crate::search::is_mate_score(score) {
         let moves = crate::search::mate_in_moves(score);
         if moves > 0 {
@@ -444,11 +444,12 @@ pub fn format_score(score: i32) -> i32 {
             -100_000 + moves
         }
     } else {
-        crate::search::shown_centipawns(score)
+        crate::search::shown_centipawns(score, material)
     }
 }
 
-/// `ply score time nodes seldepth nps tbhits<TAB>pv`, time in centiseconds.
+/// `ply score time nodes seldepth nps tbhits<TAB>pv`, time in centiseconds; `score` as
+/// `format_score` shows it.
 pub fn thinking_line(
     depth: u32,
     score: i32,
@@ -460,10 +461,7 @@ pub fn thinking_line(
 ) -> String {
     let cs = elapsed.as_millis() / 10;
     let nps = (nodes as f64 / elapsed.as_secs_f64().max(0.001)) as u64;
-    format!(
-        "{depth} {} {cs} {nodes} {seldepth} {nps} {tbhits}\t{pv}",
-        format_score(score)
-    )
+    format!("{depth} {score} {cs} {nodes} {seldepth} {nps} {tbhits}\t{pv}")
 }
 
 /// The `feature option="…"` lines of the table `options`, in its order.
@@ -622,9 +620,12 @@ mod tests {
     #[test]
     fn mate_scores_use_the_xboard_convention() {
         use crate::search::MATE;
-        assert_eq!(format_score(MATE - 1), 100_001);
-        assert_eq!(format_score(MATE - 3), 100_002);
-        assert_eq!(format_score(-MATE + 2), -100_001);
-        assert_eq!(format_score(-35), -35);
+        assert_eq!(format_score(MATE - 1, 40), 100_001);
+        assert_eq!(format_score(MATE - 3, 78), 100_002);
+        assert_eq!(format_score(-MATE + 2, 2), -100_001);
+        assert_eq!(
+            format_score(-35, 40),
+            -crate::search::wdl::normalised(35, 40)
+        );
     }
 }

@@ -21,7 +21,7 @@ mod settings;
 use edit::EditBoard;
 
 use super::commands::{
-    feature_options, parse_edit_line, thinking_line, Command, CommandError, EditLine,
+    feature_options, format_score, parse_edit_line, thinking_line, Command, CommandError, EditLine,
 };
 use super::terminal;
 use crate::chess::{Color, Move, Position};
@@ -458,6 +458,7 @@ impl XboardSession {
             } else {
                 (0, "stalemate")
             };
+            let score = format_score(score, 0);
             let line = thinking_line(0, score, Duration::ZERO, 0, 0, 0, &format!("({why})"));
             s.send(&line);
         }

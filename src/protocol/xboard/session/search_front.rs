@@ -4,7 +4,7 @@
 
 use super::{invalid_line, Session};
 use crate::engine::{Abort, Engine, Front, Mode, Search};
-use crate::protocol::xboard::commands::{thinking_line, Command, CommandError};
+use crate::protocol::xboard::commands::{format_score, thinking_line, Command, CommandError};
 use crate::search::{Bound, SearchInfo};
 
 /// The xboard side of the shared search hook: answers what can be answered at once,
@@ -85,7 +85,7 @@ impl Front for Session {
             }
             let line = thinking_line(
                 info.depth,
-                info.score,
+                format_score(info.score, crate::search::wdl::material(&search.root)),
                 search.clock.elapsed(info.nodes),
                 info.nodes,
                 info.seldepth,
