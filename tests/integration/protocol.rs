@@ -200,6 +200,42 @@ fn engine_moves_for_the_side_it_plays_and_claims_mate() {
     assert_eq!(after, ["1-0 {White mates}"]);
 }
 
+/// `stat01`'s moves left is exact: with the root narrowed to one move by `exclude all` and
+/// `include`, none is left after it; with two, at most one.
+#[test]
+fn stat_counts_the_root_moves_left_exactly() {
+    let mut e = Engine::started();
+    e.send("new");
+    e.send("force");
+    e.send("post");
+    e.send("analyze");
+    e.send("exclude all");
+    e.send("include e2e4");
+    let stat = |e: &mut Engine| -> (u32, u32, String) {
+        std::thread::sleep(Duration::from_millis(150));
+        e.send(".");
+        let (stat, _) = e.wait_for("stat01", 5 * SEC, |l| l.starts_with("stat01:"));
+        let f: Vec<&str> = stat.split_whitespace().collect();
+        assert_eq!(f.len(), 7, "{stat}");
+        (
+            f[4].parse().unwrap(),
+            f[5].parse().unwrap(),
+            f[6].to_string(),
+        )
+    };
+    for _ in 0..3 {
+        assert_eq!(stat(&mut e), (0, 1, "e2e4".to_string()));
+    }
+    e.send("include d2d4");
+    for _ in 0..3 {
+        let (left, total, name) = stat(&mut e);
+        assert_eq!(total, 2, "{name}");
+        assert!(left <= 1, "{left} left of {total} at {name}");
+        assert!(["e2e4", "d2d4"].contains(&name.as_str()), "{name}");
+    }
+    e.send("exit");
+}
+
 #[test]
 fn analysis_posts_answers_stat_and_honours_exclude() {
     let mut e = Engine::started();
