@@ -114,8 +114,6 @@ pub fn convert_pgn(
         };
         report.converted += 1;
         report.adjudicated += u64::from(record.adjudicated);
-        let termination = game.tag("Termination").unwrap_or("").to_ascii_lowercase();
-        report.time_losses += u64::from(termination == "time forfeit");
         let kept = record.write_new(out, format, &mut written)?;
         report.positions += kept;
         report.repeats += record.positions.len() as u64 - kept;
@@ -157,6 +155,7 @@ fn game_record(
         pos.play(mv);
     }
     let termination = game.tag("Termination").unwrap_or("").to_ascii_lowercase();
+    report.time_losses += u64::from(termination == "time forfeit");
     Ok(GameRecord {
         positions,
         result,
