@@ -62,7 +62,7 @@ pub fn datagen(args: DatagenArgs) -> CliResult {
 
 pub fn convert(args: &ConvertArgs) -> CliResult {
     use kestrel::tools::training_data::DataFormat;
-    use std::io::{BufReader, BufWriter};
+    use std::io::BufReader;
     let (input, output) = (&args.input, &args.output);
     let is_pgn = input
         .extension()
@@ -82,94 +82,11 @@ pub fn convert(args: &ConvertArgs) -> CliResult {
     let mut reader = std::fs::File::open(input)
         .map(BufReader::new)
         .map_err(|e| usage(format!("cannot read {}: {e}", input.display())))?;
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(output)
-        .map_err(|e| match e.kind() {
-            std::io::ErrorKind::AlreadyExists => usage(format!(
-                "{} exists; remove it or choose another name",
-                output.display()
-            )),
-            _ => usage(format!("cannot create {}: {e}", output.display())),
-        })?;
-    let mut writer = BufWriter::new(file);
-    let failed = |e: std::io::Error| {
-        CliError::Failed(format!(
-            "converting {} to {}: {e}",
-            input.display(),
-            output.display()
-        ))
-    };
+    let mut writer = create_new(output)?;
     let (written, nothing) = if is_pgn {
-        let report = kestrel::tools::pgn_data::convert_pgn(
-            &mut reader,
-            args.player.as_deref(),
-            args.format,
-            &mut writer,
-        )
-        .map_err(failed)?;
-        let named: Vec<String> = report
-            .skipped
-            .iter()
-            .map(|(game, line, why)| {
-                format!("{}:{line}: game {game} skipped: {why}", input.display())
-            })
-            .collect();
-        print_named(&named, report.skipped_count, "games skipped");
-        eprintln!(
-            "convert: {} positions from {} of {} games ({} adjudicated, {} lost on time, {} \
-             skipped) to {} in {:.1} s; moves not kept: {} book, {} unscored, {} mate \
-             scores, {} in check or captures, {} repeats",
-            report.positions,
-            report.converted,
-            report.games,
-            report.adjudicated,
-            report.time_losses,
-            report.skipped_count,
-            output.display(),
-            start.elapsed().as_secs_f64(),
-            report.book_moves,
-            report.unscored_moves,
-            report.mate_scores,
-            report.in_check_or_tactical,
-            report.repeats,
-        );
-        let why = format!(
-            "{} holds no scored position to train on ({} of {} games skipped{})",
-            input.display(),
-            report.skipped_count,
-            report.games,
-            match &args.player {
-                Some(p) => format!(", players matching '{p}'"),
-                None => String::new(),
-            }
-        );
-        (report.positions, why)
+        convert_games(args, &mut reader, &mut writer, start)?
     } else {
-        let report = kestrel::tools::training_data::convert_text(&mut reader, &mut writer)
-            .map_err(failed)?;
-        let named: Vec<String> = report
-            .errors
-            .iter()
-            .map(|(line, error)| format!("{}:{line}: skipped: {error}", input.display()))
-            .collect();
-        print_named(&named, report.malformed, "malformed lines");
-        eprintln!(
-            "convert: {} records from {} lines ({} comments or blank, {} malformed) to {} in {:.1} s",
-            report.records,
-            report.lines,
-            report.skipped_comments,
-            report.malformed,
-            output.display(),
-            start.elapsed().as_secs_f64()
-        );
-        let why = format!(
-            "{} holds no valid position line ({} malformed)",
-            input.display(),
-            report.malformed
-        );
-        (report.records, why)
+        convert_lines(args, &mut reader, &mut writer, start)?
     };
     // Nothing to train on is a failed conversion, not an empty file to find later.
     if written == 0 {
@@ -181,6 +98,114 @@ pub fn convert(args: &ConvertArgs) -> CliResult {
         )));
     }
     Ok(())
+}
+
+/// A writer on `output`, which must not exist yet (a conversion never overwrites).
+fn create_new(output: &std::path::Path) -> Result<std::io::BufWriter<std::fs::File>, CliError> {
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(output)
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => usage(format!(
+                "{} exists; remove it or choose another name",
+                output.display()
+            )),
+            _ => usage(format!("cannot create {}: {e}", output.display())),
+        })?;
+    Ok(std::io::BufWriter::new(file))
+}
+
+/// The error of a conversion that failed while reading or writing.
+fn conversion_failed(args: &ConvertArgs) -> impl Fn(std::io::Error) -> CliError + '_ {
+    move |e| {
+        CliError::Failed(format!(
+            "converting {} to {}: {e}",
+            args.input.display(),
+            args.output.display()
+        ))
+    }
+}
+
+/// A PGN's scored moves into training records: how many, and why none if none.
+fn convert_games(
+    args: &ConvertArgs,
+    reader: &mut dyn std::io::BufRead,
+    writer: &mut dyn std::io::Write,
+    start: Instant,
+) -> Result<(u64, String), CliError> {
+    let input = &args.input;
+    let report =
+        kestrel::tools::pgn_data::convert_pgn(reader, args.player.as_deref(), args.format, writer)
+            .map_err(conversion_failed(args))?;
+    let named: Vec<String> = report
+        .skipped
+        .iter()
+        .map(|(game, line, why)| format!("{}:{line}: game {game} skipped: {why}", input.display()))
+        .collect();
+    print_named(&named, report.skipped_count, "games skipped");
+    eprintln!(
+        "convert: {} positions from {} of {} games ({} adjudicated, {} lost on time, {} \
+         skipped) to {} in {:.1} s; moves not kept: {} book, {} unscored, {} mate \
+         scores, {} in check or captures, {} repeats",
+        report.positions,
+        report.converted,
+        report.games,
+        report.adjudicated,
+        report.time_losses,
+        report.skipped_count,
+        args.output.display(),
+        start.elapsed().as_secs_f64(),
+        report.book_moves,
+        report.unscored_moves,
+        report.mate_scores,
+        report.in_check_or_tactical,
+        report.repeats,
+    );
+    let why = format!(
+        "{} holds no scored position to train on ({} of {} games skipped{})",
+        input.display(),
+        report.skipped_count,
+        report.games,
+        match &args.player {
+            Some(p) => format!(", players matching '{p}'"),
+            None => String::new(),
+        }
+    );
+    Ok((report.positions, why))
+}
+
+/// Text position lines into binary records: how many, and why none if none.
+fn convert_lines(
+    args: &ConvertArgs,
+    reader: &mut dyn std::io::BufRead,
+    writer: &mut dyn std::io::Write,
+    start: Instant,
+) -> Result<(u64, String), CliError> {
+    let input = &args.input;
+    let report = kestrel::tools::training_data::convert_text(reader, writer)
+        .map_err(conversion_failed(args))?;
+    let named: Vec<String> = report
+        .errors
+        .iter()
+        .map(|(line, error)| format!("{}:{line}: skipped: {error}", input.display()))
+        .collect();
+    print_named(&named, report.malformed, "malformed lines");
+    eprintln!(
+        "convert: {} records from {} lines ({} comments or blank, {} malformed) to {} in {:.1} s",
+        report.records,
+        report.lines,
+        report.skipped_comments,
+        report.malformed,
+        args.output.display(),
+        start.elapsed().as_secs_f64()
+    );
+    let why = format!(
+        "{} holds no valid position line ({} malformed)",
+        input.display(),
+        report.malformed
+    );
+    Ok((report.records, why))
 }
 
 /// The first problems of a conversion, one a line, and how many more of `total` there were.

@@ -47,108 +47,56 @@ pub fn all_terms() -> Vec<Term> {
     };
     use Count::{Index, Times};
     use Group::*;
-    for role in Role::ALL {
-        add(
-            Material,
-            PIECES[role.index()],
-            p::MATERIAL + role.index(),
-            1,
-            Times,
-        );
+    for (i, pieces) in PIECES.iter().enumerate() {
+        add(Material, pieces, p::MATERIAL + i, 1, Times);
     }
-    for role in Role::ALL {
-        add(
-            Placement,
-            PIECES[role.index()],
-            p::PSQT + role.index() * 64,
-            64,
-            Times,
-        );
+    for (i, pieces) in PIECES.iter().enumerate() {
+        add(Placement, pieces, p::PSQT + i * 64, 64, Times);
     }
-    add(
-        Mobility,
-        "knights",
-        p::MOBILITY_KNIGHT,
-        weights::MOBILITY_KNIGHT.len(),
-        Times,
-    );
-    add(
-        Mobility,
-        "bishops",
-        p::MOBILITY_BISHOP,
-        weights::MOBILITY_BISHOP.len(),
-        Times,
-    );
-    add(
-        Mobility,
-        "rooks",
-        p::MOBILITY_ROOK,
-        weights::MOBILITY_ROOK.len(),
-        Times,
-    );
-    add(
-        Mobility,
-        "queens",
-        p::MOBILITY_QUEEN,
-        weights::MOBILITY_QUEEN.len(),
-        Times,
-    );
-
-    add(Pawns, "doubled", p::PAWN_DOUBLED, 1, Times);
-    add(Pawns, "isolated", p::PAWN_ISOLATED, 1, Times);
-    add(Pawns, "backward", p::PAWN_BACKWARD, 1, Times);
-    add(Pawns, "phalanx", p::PAWN_PHALANX, 8, Times);
-    add(Pawns, "supported", p::PAWN_SUPPORTED, 8, Times);
-
+    use weights::{MOBILITY_BISHOP, MOBILITY_KNIGHT, MOBILITY_QUEEN, MOBILITY_ROOK};
+    for (label, first, len) in [
+        ("knights", p::MOBILITY_KNIGHT, MOBILITY_KNIGHT.len()),
+        ("bishops", p::MOBILITY_BISHOP, MOBILITY_BISHOP.len()),
+        ("rooks", p::MOBILITY_ROOK, MOBILITY_ROOK.len()),
+        ("queens", p::MOBILITY_QUEEN, MOBILITY_QUEEN.len()),
+    ] {
+        add(Mobility, label, first, len, Times);
+    }
+    for (label, first, len) in [
+        ("doubled", p::PAWN_DOUBLED, 1),
+        ("isolated", p::PAWN_ISOLATED, 1),
+        ("backward", p::PAWN_BACKWARD, 1),
+        ("phalanx", p::PAWN_PHALANX, 8),
+        ("supported", p::PAWN_SUPPORTED, 8),
+    ] {
+        add(Pawns, label, first, len, Times);
+    }
     // Ranks 1 and 8 never hold a pawn; their rows exist so that every weight has one.
     for rank in 0..8 {
-        add(
-            Passed,
-            &format!("rank {}", rank + 1),
-            p::PASSED_RANK + rank,
-            1,
-            Times,
-        );
+        let label = format!("rank {}", rank + 1);
+        add(Passed, &label, p::PASSED_RANK + rank, 1, Times);
     }
-    add(Passed, "blocked", p::PASSED_BLOCKED, 8, Times);
-    add(Passed, "free path", p::PASSED_FREE_PATH, 8, Times);
-    add(
-        Passed,
-        "own king distance",
-        p::PASSED_OWN_KING_DISTANCE,
-        8,
-        Times,
-    );
-    add(
-        Passed,
-        "enemy king distance",
-        p::PASSED_THEIR_KING_DISTANCE,
-        8,
-        Times,
-    );
-    add(Passed, "unstoppable", p::PASSED_UNSTOPPABLE, 1, Times);
-
-    add(Pieces, "bishop pair", p::BISHOP_PAIR, 1, Times);
-    add(Pieces, "knight outpost", p::KNIGHT_OUTPOST, 1, Times);
-    add(Pieces, "bishop outpost", p::BISHOP_OUTPOST, 1, Times);
-    add(Pieces, "rook open file", p::ROOK_OPEN_FILE, 1, Times);
-    add(
-        Pieces,
-        "rook half-open file",
-        p::ROOK_HALF_OPEN_FILE,
-        1,
-        Times,
-    );
-    add(Pieces, "rook on 7th", p::ROOK_SEVENTH, 1, Times);
-    add(Pieces, "queen open file", p::QUEEN_OPEN_FILE, 1, Times);
-    add(
-        Pieces,
-        "queen half-open file",
-        p::QUEEN_HALF_OPEN_FILE,
-        1,
-        Times,
-    );
-
+    for (label, first, len) in [
+        ("blocked", p::PASSED_BLOCKED, 8),
+        ("free path", p::PASSED_FREE_PATH, 8),
+        ("own king distance", p::PASSED_OWN_KING_DISTANCE, 8),
+        ("enemy king distance", p::PASSED_THEIR_KING_DISTANCE, 8),
+        ("unstoppable", p::PASSED_UNSTOPPABLE, 1),
+    ] {
+        add(Passed, label, first, len, Times);
+    }
+    for (label, first) in [
+        ("bishop pair", p::BISHOP_PAIR),
+        ("knight outpost", p::KNIGHT_OUTPOST),
+        ("bishop outpost", p::BISHOP_OUTPOST),
+        ("rook open file", p::ROOK_OPEN_FILE),
+        ("rook half-open file", p::ROOK_HALF_OPEN_FILE),
+        ("rook on 7th", p::ROOK_SEVENTH),
+        ("queen open file", p::QUEEN_OPEN_FILE),
+        ("queen half-open file", p::QUEEN_HALF_OPEN_FILE),
+    ] {
+        add(Pieces, label, first, 1, Times);
+    }
     for (attacker, first) in [
         ("pawn", p::THREAT_BY_PAWN),
         ("minor", p::THREAT_BY_MINOR),
@@ -160,13 +108,15 @@ pub fn all_terms() -> Vec<Term> {
         }
     }
     add(Threats, "hanging pieces", p::HANGING, 1, Times);
-
     add(King, "attack on king", p::KING_DANGER, 64, Index);
-    add(King, "pawn shield", p::KING_SHIELD, 8, Times);
-    add(King, "pawn storm", p::KING_STORM, 8, Times);
-    add(King, "open file", p::KING_OPEN_FILE, 1, Times);
-    add(King, "half-open file", p::KING_HALF_OPEN_FILE, 1, Times);
-
+    for (label, first, len) in [
+        ("pawn shield", p::KING_SHIELD, 8),
+        ("pawn storm", p::KING_STORM, 8),
+        ("open file", p::KING_OPEN_FILE, 1),
+        ("half-open file", p::KING_HALF_OPEN_FILE, 1),
+    ] {
+        add(King, label, first, len, Times);
+    }
     add(Tempo, "side to move", p::TEMPO, 1, Times);
     list
 }
