@@ -10,12 +10,8 @@ use common::ScratchDir;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn kestrel() -> &'static str {
-    KESTREL
-}
-
 fn calibrate(args: &[&str]) -> Output {
-    Command::new(kestrel())
+    Command::new(KESTREL)
         .arg("calibrate")
         .args(args)
         .output()

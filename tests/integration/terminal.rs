@@ -7,10 +7,6 @@ use common::Engine;
 use std::process::Command;
 use std::time::Duration;
 
-fn kestrel() -> Command {
-    Command::new(KESTREL)
-}
-
 /// The positions and counts of tests/data/perft.epd: `FEN ;D1 n ;D2 n ...` (published),
 /// as (FEN, [(depth, count)]).
 fn published_perft() -> Vec<(String, Vec<(u32, u64)>)> {
@@ -50,7 +46,7 @@ fn perft_through_the_binary_matches_published_counts() {
     let cases = published_perft();
     assert!(cases.len() > 100);
     // The command line: the start position by default, and `--fen` with `--divide`.
-    let out = kestrel().args(["perft", "4"]).output().unwrap();
+    let out = Command::new(KESTREL).args(["perft", "4"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.lines()
@@ -58,7 +54,7 @@ fn perft_through_the_binary_matches_published_counts() {
         "{text}"
     );
     let (fen, counts) = &cases[1];
-    let out = kestrel()
+    let out = Command::new(KESTREL)
         .args(["perft", "2", "--divide", "--fen", fen])
         .output()
         .unwrap();
@@ -101,7 +97,11 @@ fn perft_through_the_binary_matches_published_counts() {
 fn hashed_perft_on_the_command_line() {
     let cases = published_perft();
     let run = |args: &[&str]| {
-        let out = kestrel().arg("perft").args(args).output().unwrap();
+        let out = Command::new(KESTREL)
+            .arg("perft")
+            .args(args)
+            .output()
+            .unwrap();
         assert!(out.status.success(), "{args:?}: {out:?}");
         String::from_utf8(out.stdout).unwrap()
     };
@@ -160,7 +160,7 @@ fn hashed_perft_on_the_command_line() {
         !text.contains("hash") && !text.contains("threads"),
         "{text}"
     );
-    let out = kestrel()
+    let out = Command::new(KESTREL)
         .args(["perft", "4", "--threads", "0"])
         .output()
         .unwrap();
@@ -297,7 +297,7 @@ fn gui_session_sees_no_extra_chatter() {
 #[test]
 fn bench_node_count_is_the_same_every_run() {
     let run = || {
-        let out = kestrel().args(["bench", "6"]).output().unwrap();
+        let out = Command::new(KESTREL).args(["bench", "6"]).output().unwrap();
         assert!(out.status.success());
         let text = String::from_utf8(out.stdout).unwrap();
         let nodes: u64 = text
@@ -399,7 +399,7 @@ fn openbench_reads_the_same_bench_from_concurrent_runs() {
     // does on a two-core worker.
     let start = || {
         let (reader, writer) = std::io::pipe().unwrap();
-        let child = kestrel()
+        let child = Command::new(KESTREL)
             .arg("bench")
             .stdout(writer.try_clone().unwrap())
             .stderr(writer)
@@ -436,15 +436,18 @@ fn openbench_reads_the_same_bench_from_concurrent_runs() {
 
 #[test]
 fn command_line_help_version_and_errors() {
-    let out = kestrel().arg("--help").output().unwrap();
+    let out = Command::new(KESTREL).arg("--help").output().unwrap();
     assert!(out.status.success());
     let help = String::from_utf8_lossy(&out.stdout);
     for word in ["perft", "bench", "--log", "xboard"] {
         assert!(help.contains(word), "--help lacks {word}:\n{help}");
     }
-    let out = kestrel().arg("--version").output().unwrap();
+    let out = Command::new(KESTREL).arg("--version").output().unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("kestrel "));
-    let out = kestrel().args(["perft", "--help"]).output().unwrap();
+    let out = Command::new(KESTREL)
+        .args(["perft", "--help"])
+        .output()
+        .unwrap();
     let perft_help = String::from_utf8_lossy(&out.stdout);
     assert!(perft_help.contains("--divide"));
     // The transcript is the protocol session's: a tool neither offers nor takes it.
@@ -459,14 +462,14 @@ fn command_line_help_version_and_errors() {
         &["perft", "1", "--log", "transcript.txt"],
         &["--log", "transcript.txt", "perft", "1"],
     ] {
-        let out = kestrel().args(args).output().unwrap();
+        let out = Command::new(KESTREL).args(args).output().unwrap();
         assert!(!out.status.success(), "{args:?} succeeded");
         assert!(
             String::from_utf8_lossy(&out.stderr).contains("error"),
             "{args:?}"
         );
     }
-    let out = kestrel()
+    let out = Command::new(KESTREL)
         .args(["perft", "2", "--fen", "not a fen"])
         .output()
         .unwrap();
@@ -529,7 +532,7 @@ fn transcript_of_a_cutechess_style_game_is_complete() {
 #[test]
 fn epd_command_line_shows_progress_results_and_total() {
     let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/bratko-kopec.epd");
-    let out = kestrel()
+    let out = Command::new(KESTREL)
         .args(["epd", file, "--depth", "4"])
         .output()
         .unwrap();
@@ -550,18 +553,21 @@ fn epd_command_line_shows_progress_results_and_total() {
     // The total agrees with the per-position lines.
     let solved = results.iter().filter(|l| l.contains(" solved")).count();
     assert!(total.starts_with(&format!("solved {solved}/24")), "{total}");
-    let out = kestrel()
+    let out = Command::new(KESTREL)
         .args(["epd", "no-such-file.epd"])
         .output()
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
-    let out = kestrel()
+    let out = Command::new(KESTREL)
         .args(["epd", file, "--time", "-1"])
         .output()
         .unwrap();
     assert!(!out.status.success());
-    let out = kestrel().args(["epd", "--help"]).output().unwrap();
+    let out = Command::new(KESTREL)
+        .args(["epd", "--help"])
+        .output()
+        .unwrap();
     let help = String::from_utf8_lossy(&out.stdout);
     for opt in ["--time", "--depth", "--nodes", "--threads", "--hash"] {
         assert!(help.contains(opt), "epd --help lacks {opt}");
@@ -609,7 +615,7 @@ fn epd_lines_that_are_no_position_are_named_and_skipped_alike() {
             .collect()
     };
 
-    let out = kestrel()
+    let out = Command::new(KESTREL)
         .args(["epd", &file, "--nodes", "2000"])
         .output()
         .unwrap();
