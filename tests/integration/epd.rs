@@ -83,7 +83,9 @@ fn first_ten_wac_positions_at_depth_9() {
 }
 
 /// Solved by depth 2 when measured (mates and short combinations), so "by depth 3" has room.
-const EASY: [&str; 5] = ["WAC.003", "WAC.004", "WAC.005", "WAC.009", "WAC.010"];
+/// (WAC.010's Rxh7 is not among them: when the rook sacrifice shows depends on how the net
+/// judges the attack after it, depth 3 with kestrel-6, 6 with kestrel-7; it counts in the total.)
+const EASY: [&str; 4] = ["WAC.003", "WAC.004", "WAC.005", "WAC.009"];
 
 /// A 100 ms limit per position: each search that does not end early on a proven mate uses
 /// its 100 ms and stops soon after. The search polls the clock every 1024 nodes (well
