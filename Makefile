@@ -18,7 +18,7 @@ else
 endif
 
 # EVALFILE is the network OpenBench hands to an engine with one: it is embedded in place of
-# the committed net (src/nnue/nets/kestrel-6.nnue), through build.rs's KESTREL_EVALFILE.
+# the committed net (`DEFAULT_NET` in build.rs), through build.rs's KESTREL_EVALFILE.
 ifneq ($(EVALFILE),)
     export KESTREL_EVALFILE := $(EVALFILE)
 endif
