@@ -16,11 +16,11 @@ pub use format::{NetError, NetFile};
 pub use network::Network;
 use std::sync::{Arc, OnceLock};
 
-/// The net built into the binary: `src/nnue/nets/kestrel-7.nnue` (its manifest beside it),
-/// or the file `KESTREL_EVALFILE` names at build time (build.rs). `None` would make the
+/// The net built into the binary: `DEFAULT_NET` in build.rs (its manifest beside it), or
+/// the file `KESTREL_EVALFILE` names at build time (build.rs). `None` would make the
 /// classical evaluation the default again.
 pub const EMBEDDED: Option<&'static [u8]> = Some(include_bytes!(env!("KESTREL_NET")));
-/// The embedded net's name: its file's name without the extension (`kestrel-7`).
+/// The embedded net's name: its file's name without the extension (e.g. `kestrel-7`).
 pub const EMBEDDED_NAME: &str = env!("KESTREL_NET_NAME");
 
 /// The embedded net, read once; `None` without one. A damaged embedded net is a build
