@@ -39,6 +39,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use syzygy::{TbAccess, VerdictHook};
+use threads::Helper;
 pub use tt::Bound;
 use tt::TranspositionTable;
 
@@ -210,11 +211,8 @@ pub const MAX_THREADS: usize = 1024;
 /// is the one played.
 pub struct Searcher {
     main: Worker,
-    /// The helper threads' workers between searches.
-    helpers: Vec<Worker>,
-    /// Helper threads of the last search that may still be stopping; `settle` takes their
-    /// workers back.
-    running: Vec<std::thread::JoinHandle<Worker>>,
+    /// The helper threads, each with its own worker, waiting for their next job.
+    helpers: Vec<Helper>,
     /// The evaluation noise the table's evaluations and the histories were learnt with.
     eval_noise: i32,
 }
@@ -222,7 +220,7 @@ pub struct Searcher {
 impl Drop for Searcher {
     fn drop(&mut self) {
         // The last search's helpers hold the table and the tablebases: let them end first.
-        self.settle();
+        self.helpers.clear();
     }
 }
 
@@ -240,42 +238,36 @@ impl Searcher {
                 crate::nnue::embedded(),
             ),
             helpers: Vec::new(),
-            running: Vec::new(),
             eval_noise: 0,
         }
     }
 
     /// Search with `threads` threads in all (clamped to 1..=MAX_THREADS).
     pub fn set_threads(&mut self, threads: usize) {
-        self.settle();
         let helpers = threads.clamp(1, MAX_THREADS) - 1;
         let tt = Arc::clone(&self.main.tt);
         self.helpers.truncate(helpers);
         while self.helpers.len() < helpers {
             let mut helper = Worker::new(Arc::clone(&tt), self.network().cloned());
             helper.tb = self.main.tb.clone();
-            self.helpers.push(helper);
+            self.helpers.push(Helper::start(helper));
         }
     }
 
     /// Uses `tables` from the next search on (`None`: no tablebases). The old tables are
     /// let go first, so a new set may be opened after this call with `None`.
     pub fn set_tablebase(&mut self, tables: Option<Tablebase>) {
-        self.settle();
         let tables = tables.map(Arc::new);
-        for worker in std::iter::once(&mut self.main).chain(self.helpers.iter_mut()) {
-            worker.tb.tables = tables.clone();
-        }
+        self.main.tb.tables = tables.clone();
+        self.on_helpers(move |worker| worker.tb.tables = tables.clone());
     }
 
     /// Evaluates with `net` from the next search on (`None`: the classical evaluation), in
     /// every thread. What was learnt with the other evaluation (the table's static
     /// evaluations, the correction history) is forgotten.
     pub fn set_network(&mut self, net: Option<Arc<Network>>) {
-        self.settle();
-        for worker in std::iter::once(&mut self.main).chain(self.helpers.iter_mut()) {
-            worker.evaluator.set_network(net.clone());
-        }
+        self.main.evaluator.set_network(net.clone());
+        self.on_helpers(move |worker| worker.evaluator.set_network(net.clone()));
         self.clear();
     }
 
@@ -291,11 +283,9 @@ impl Searcher {
 
     /// `SyzygyProbeDepth`, clamped to 1..=MAX_SYZYGY_PROBE_DEPTH.
     pub fn set_syzygy_probe_depth(&mut self, depth: i32) {
-        self.settle();
         let depth = depth.clamp(1, MAX_SYZYGY_PROBE_DEPTH);
-        for worker in std::iter::once(&mut self.main).chain(self.helpers.iter_mut()) {
-            worker.tb.probe_depth = depth;
-        }
+        self.main.tb.probe_depth = depth;
+        self.on_helpers(move |worker| worker.tb.probe_depth = depth);
     }
 
     /// Tablebase hits of the last search, all threads.
@@ -304,7 +294,7 @@ impl Searcher {
     }
 
     pub fn threads(&self) -> usize {
-        1 + self.helpers.len() + self.running.len()
+        1 + self.helpers.len()
     }
 
     /// Resize the hash table (clears it).
@@ -340,10 +330,8 @@ impl Searcher {
     }
 
     fn share_table(&mut self, tt: Arc<TranspositionTable>) {
-        self.settle();
-        for worker in std::iter::once(&mut self.main).chain(self.helpers.iter_mut()) {
-            worker.tt = Arc::clone(&tt);
-        }
+        self.main.tt = Arc::clone(&tt);
+        self.on_helpers(move |worker| worker.tt = Arc::clone(&tt));
     }
 
     pub fn hash_mb(&self) -> usize {
@@ -357,19 +345,20 @@ impl Searcher {
 
     /// Forget everything learned (a new game).
     pub fn clear(&mut self) {
-        self.settle();
-        self.main.tt.clear();
-        for worker in std::iter::once(&mut self.main).chain(self.helpers.iter_mut()) {
+        fn forget(worker: &mut Worker) {
             worker.history.clear();
             worker.correction.clear();
             worker.evaluator.clear();
         }
+        self.settle();
+        self.main.tt.clear();
+        forget(&mut self.main);
+        self.on_helpers(forget);
     }
 
     /// Nodes of the last search, all threads.
     pub fn nodes(&mut self) -> u64 {
-        self.settle();
-        self.main.nodes + self.helpers.iter().map(|h| h.nodes).sum::<u64>()
+        self.main.nodes + self.on_helpers(|h| h.nodes).iter().sum::<u64>()
     }
 
     /// Makes the search take `score` (side to move's view) as the exact value of `pos`
@@ -394,7 +383,12 @@ impl Searcher {
         params: &SearchParams,
         hook: &mut dyn SearchHook,
     ) -> SearchResult {
-        self.settle();
+        // The last search's helpers may still be stopping: the new one starts beside them
+        // (they see the stop in their next turn), except for a root in the tablebases,
+        // whose probe must be the only one.
+        if (self.main.tb.tables.as_deref()).is_some_and(|tables| tables.covers(root)) {
+            self.settle();
+        }
         // What was learnt with another evaluation noise would carry it over.
         if params.eval_noise != self.eval_noise {
             self.clear();
@@ -545,17 +539,21 @@ mod tests {
         searcher.set_threads(2);
         searcher.set_network(Some(Arc::clone(&net)));
         searcher.set_threads(3);
-        let threads = std::iter::once(&searcher.main).chain(&searcher.helpers);
-        assert!(threads
-            .map(|w| w.evaluator.network())
-            .all(|n| n.is_some_and(|n| Arc::ptr_eq(n, &net))));
+        let in_main = searcher.network().is_some_and(|n| Arc::ptr_eq(n, &net));
+        let wanted = Arc::clone(&net);
+        let in_helpers = searcher
+            .on_helpers(move |w| (w.evaluator.network()).is_some_and(|n| Arc::ptr_eq(n, &wanted)));
+        assert!(in_main && in_helpers == [true, true]);
         let with_net = depth_search(&mut searcher, &pos, 6);
         assert_eq!(with_net.depth, 6);
         assert!(pos.legal_moves().iter().any(|&m| Some(m) == with_net.best));
         // Every evaluated node was entered at its ply first, in every thread.
         assert!(searcher.nodes() > 1000);
-        let threads = std::iter::once(&searcher.main).chain(&searcher.helpers);
-        assert_eq!(threads.map(|w| w.evaluator.unentered).sum::<u64>(), 0);
+        let unentered = searcher.on_helpers(|w| w.evaluator.unentered);
+        assert_eq!(
+            searcher.main.evaluator.unentered + unentered.iter().sum::<u64>(),
+            0
+        );
 
         searcher.set_threads(1);
         searcher.set_network(None);

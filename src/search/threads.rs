@@ -1,11 +1,18 @@
 //! Lazy SMP: helper threads search the main thread's root beside it, sharing only the
 //! transposition table, and stop with it. The main thread's move is the one played; the
 //! helpers share the caller's limits and count their nodes into its reports.
+//!
+//! The helper threads live as long as the `Threads` setting: each owns its worker and
+//! runs the jobs the searcher sends it, in order. Starting 256 threads for every move, and
+//! waiting for the last move's helpers before the next search, cost up to 150 ms each on
+//! a loaded two-core machine, which a 200 ms clock cannot pay.
 
-use super::{SearchHook, SearchInfo, SearchParams, SearchResult, Searcher, POLL_INTERVAL};
+use super::{SearchHook, SearchInfo, SearchParams, SearchResult, Searcher, Worker, POLL_INTERVAL};
 use crate::chess::{Move, Position};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed, Ordering::SeqCst};
+use crossbeam_channel::{Receiver, Sender};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::Instant;
 
 /// Nodes between two polls of every thread when there are helpers: more often, as with
@@ -14,13 +21,73 @@ use std::time::Instant;
 const THREADED_POLL_INTERVAL: u64 = 128;
 const _: () = assert!(THREADED_POLL_INTERVAL.is_power_of_two());
 
-impl Searcher {
-    /// Waits for the last search's helper threads to end and takes their workers back.
-    pub(super) fn settle(&mut self) {
-        for thread in self.running.drain(..) {
-            let helper = thread.join().expect("a search thread failed");
-            self.helpers.push(helper);
+/// What a helper thread is asked to do with its worker.
+type Job = Box<dyn FnOnce(&mut Worker) + Send>;
+
+/// A helper thread and the way to its jobs. Dropping it ends the thread after the jobs
+/// already sent.
+pub(super) struct Helper {
+    jobs: Option<Sender<Job>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Helper {
+    pub(super) fn start(mut worker: Worker) -> Helper {
+        let (jobs, inbox): (Sender<Job>, Receiver<Job>) = crossbeam_channel::unbounded();
+        let thread = std::thread::Builder::new()
+            .name("search-helper".into())
+            .spawn(move || {
+                for job in inbox {
+                    job(&mut worker);
+                }
+            })
+            .expect("cannot start a search thread");
+        Helper {
+            jobs: Some(jobs),
+            thread: Some(thread),
         }
+    }
+
+    fn send(&self, job: Job) {
+        let jobs = self.jobs.as_ref().expect("a live helper has its inbox");
+        jobs.send(job).expect("a search thread failed");
+    }
+}
+
+impl Drop for Helper {
+    fn drop(&mut self) {
+        drop(self.jobs.take());
+        if let Some(thread) = self.thread.take() {
+            // A helper that panicked has already said why; the searcher goes on without it.
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Searcher {
+    /// Runs `job` on every helper's worker once the jobs before it are done, and gives
+    /// back what it returned, in the helpers' order.
+    pub(super) fn on_helpers<T: Send + 'static>(
+        &mut self,
+        job: impl FnOnce(&mut Worker) -> T + Clone + Send + 'static,
+    ) -> Vec<T> {
+        let (answers, answered) = crossbeam_channel::bounded(self.helpers.len());
+        for (index, helper) in self.helpers.iter().enumerate() {
+            let (job, answers) = (job.clone(), answers.clone());
+            helper.send(Box::new(move |worker| {
+                let _ = answers.send((index, job(worker)));
+            }));
+        }
+        drop(answers);
+        let mut got: Vec<(usize, T)> = answered.iter().collect();
+        assert_eq!(got.len(), self.helpers.len(), "a search thread failed");
+        got.sort_by_key(|&(index, _)| index);
+        got.into_iter().map(|(_, answer)| answer).collect()
+    }
+
+    /// Waits until the last search's helpers have stopped.
+    pub(super) fn settle(&mut self) {
+        self.on_helpers(|_| ());
     }
 
     /// The search proper: the main thread, and the helpers beside it until it is done.
@@ -37,7 +104,6 @@ impl Searcher {
         self.main.poll_interval = THREADED_POLL_INTERVAL;
         let shared = Arc::new(SharedSearch {
             stop: AtomicBool::new(false),
-            released: AtomicBool::new(false),
             deadline: SharedDeadline::new(hook.deadline()),
             node_budget: AtomicU64::new(hook.node_budget().unwrap_or(u64::MAX)),
             main_nodes: AtomicU64::new(0),
@@ -51,46 +117,16 @@ impl Searcher {
             multi_pv: 1,
             ..params.clone()
         });
-        // Each helper owns its worker while it searches and hands it back when it ends;
-        // the main thread does not wait for that before its result goes out (with more
-        // threads than cores, the last helper may see the stop only after a while).
-        // `settle` takes the workers back before anything else touches them.
-        let mut waiting = Vec::with_capacity(self.helpers.len());
-        for mut helper in self.helpers.drain(..) {
-            let (shared, helper_params, root) =
-                (Arc::clone(&shared), Arc::clone(&helper_params), *root);
-            let handle = std::thread::Builder::new()
-                .name("search-helper".into())
-                .spawn(move || {
-                    // The helpers wait until the main thread has finished depth 1: with more
-                    // threads than cores they would otherwise delay the one search whose
-                    // move is played.
-                    while !shared.released.load(SeqCst) {
-                        std::thread::park();
-                    }
-                    if !shared.stop.load(Relaxed) {
-                        helper.poll_interval = THREADED_POLL_INTERVAL;
-                        let mut hook = HelperHook {
-                            shared: &shared,
-                            published: 0,
-                        };
-                        helper.search(&root, &helper_params, &mut hook);
-                        hook.publish(helper.nodes);
-                    }
-                    helper
-                })
-                .expect("cannot start a search thread");
-            waiting.push(handle.thread().clone());
-            self.running.push(handle);
-        }
         let mut hook = MainHook {
             inner: hook,
             shared: &shared,
-            waiting: &waiting,
+            helpers: &self.helpers,
+            root: *root,
+            helper_params,
+            released: false,
         };
         let mut result = self.main.search(root, params, &mut hook);
         shared.stop.store(true, Relaxed);
-        hook.release_helpers();
         result.nodes += shared.helper_nodes.load(Relaxed);
         result.tbhits = self.main.tb.hits();
         result
@@ -133,8 +169,6 @@ impl SharedDeadline {
 struct SharedSearch {
     /// The search is over (the main thread is done, or a helper saw the deadline pass).
     stop: AtomicBool,
-    /// The helpers may start (depth 1 is done, or the search is over).
-    released: AtomicBool,
     deadline: SharedDeadline,
     /// The most nodes all threads may search (`u64::MAX`: no limit).
     node_budget: AtomicU64,
@@ -157,17 +191,43 @@ impl SharedSearch {
 /// caller's deadline is handed on to the helpers, any of which may end the search by it.
 struct MainHook<'a> {
     inner: &'a mut dyn SearchHook,
-    shared: &'a SharedSearch,
-    /// The helper threads, parked until released.
-    waiting: &'a [std::thread::Thread],
+    shared: &'a Arc<SharedSearch>,
+    helpers: &'a [Helper],
+    root: Position,
+    helper_params: Arc<SearchParams>,
+    /// Whether the helpers have been sent this search.
+    released: bool,
 }
 
 impl MainHook<'_> {
-    fn release_helpers(&self) {
-        if !self.shared.released.swap(true, SeqCst) {
-            for thread in self.waiting {
-                thread.unpark();
-            }
+    /// Sends the helpers this search, once the main thread starts depth 2: a search that
+    /// ends with depth 1 (a low clock, more threads than cores) wakes no helper, and with
+    /// more threads than cores they would otherwise delay the one search whose move is
+    /// played. The main thread does not wait for them to stop before its result goes out
+    /// (the last helper may see the stop only after a while), nor for the last search's
+    /// helpers to stop before it starts: a helper still in the last search takes this one
+    /// up when it is done.
+    fn release_helpers(&mut self) {
+        if std::mem::replace(&mut self.released, true) {
+            return;
+        }
+        for helper in self.helpers {
+            let (shared, params, root) = (
+                Arc::clone(self.shared),
+                Arc::clone(&self.helper_params),
+                self.root,
+            );
+            helper.send(Box::new(move |helper: &mut Worker| {
+                if !shared.stop.load(Relaxed) {
+                    helper.poll_interval = THREADED_POLL_INTERVAL;
+                    let mut hook = HelperHook {
+                        shared: &shared,
+                        published: 0,
+                    };
+                    helper.search(&root, &params, &mut hook);
+                    hook.publish(helper.nodes);
+                }
+            }));
         }
     }
 
@@ -195,7 +255,11 @@ impl SearchHook for MainHook<'_> {
     }
     fn may_start_iteration(&mut self, depth: u32, nodes: u64) -> bool {
         let total = self.total(nodes);
-        self.inner.may_start_iteration(depth, total) && !self.share_limits(nodes)
+        let go_on = self.inner.may_start_iteration(depth, total) && !self.share_limits(nodes);
+        if go_on && depth >= 2 {
+            self.release_helpers();
+        }
+        go_on
     }
     fn may_search_next_root_move(&mut self, nodes: u64, score_dropped: bool) -> bool {
         let total = self.total(nodes);
@@ -206,10 +270,8 @@ impl SearchHook for MainHook<'_> {
         let mut info = info.clone();
         info.nodes = self.total(info.nodes);
         self.inner.report(&info);
-        // The first report can make limits (there is a move to play now), and lets the
-        // helpers start.
+        // The first report can make limits (there is a move to play now).
         self.share_limits(main_nodes);
-        self.release_helpers();
     }
     fn root_move(&mut self, index: usize, count: usize, mv: Move) {
         self.inner.root_move(index, count, mv);
