@@ -297,10 +297,12 @@ fn hash_size_is_clamped_to_its_range() {
             "memory {asked}: {lines:?}"
         );
         let after = mb(&mut e).unwrap();
-        // Within an allocator arena (64 MB of address space a thread may reserve): a new
-        // table would differ by gigabytes, a lost one by 255 MB.
+        // A lost table would take 255 MB away, a new one add gigabytes. Growth by an
+        // allocator arena or two (64 MB of address space each, which a thread reserves when
+        // another holds the first: +128 MB seen on a busy CI machine) is neither.
+        let grown = after - before;
         assert!(
-            (after - before).abs() <= 100,
+            (-100..=200).contains(&grown),
             "memory {asked}: {before} -> {after} MB"
         );
     }
