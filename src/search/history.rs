@@ -136,6 +136,18 @@ impl History {
         }
     }
 
+    /// The quiet move `now`, played after `earlier`, proved good by a fail-low of the
+    /// opponent's reply (`delta` > 0).
+    pub fn update_continuation(&mut self, earlier: Option<PieceTo>, now: PieceTo, delta: i32) {
+        if let Some(e) = earlier {
+            nudge(
+                &mut self.continuation[e.piece.index()][e.to.index()][now.piece.index()]
+                    [now.to.index()],
+                delta,
+            );
+        }
+    }
+
     pub fn update_capture(&mut self, mover: Piece, to: Square, victim: Role, delta: i32) {
         nudge(
             &mut self.capture[mover.index()][to.index()][victim.index()],

@@ -148,6 +148,8 @@ struct Frame {
     /// The move played from this ply into the next, for continuation history; `None` for
     /// a null move.
     moved: Option<PieceTo>,
+    /// Whether that move was quiet (a fail-low below it rewards it as a quiet move).
+    moved_quiet: bool,
     killers: [Move; 2],
     /// A move this node must not search (the hash move, while testing whether it is
     /// singular).
@@ -166,6 +168,7 @@ impl Default for Frame {
         Frame {
             static_eval: NO_EVAL,
             moved: None,
+            moved_quiet: false,
             killers: [Move::NONE; 2],
             excluded: Move::NONE,
             double_extensions: 0,

@@ -733,6 +733,7 @@ impl Worker {
         let child = pos.after(this.mv);
         self.tt.prefetch(child.key());
         self.frame(ply).moved = Some(piece_to(pos, this.mv));
+        self.frame(ply).moved_quiet = this.quiet;
         let new_depth = node.depth - 1 + this.extension;
         self.frame(ply + 1).double_extensions =
             self.frame(ply).double_extensions + (this.extension >= 2) as u8;

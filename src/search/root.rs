@@ -425,6 +425,7 @@ impl Worker {
                 piece: Piece::new(us, root.role_on(mv.from()).unwrap_or(Role::King)),
                 to: mv.to(),
             });
+            self.frame(0).moved_quiet = super::movepick::is_quiet(root, mv);
             let new_depth = depth - 1;
             let mut score;
             if i == 0 {

@@ -6,7 +6,7 @@ use crate::chess::{Move, Position};
 use crate::search::history;
 use crate::search::movepick::{capture_of, is_quiet, piece_to};
 use crate::search::score::{score_to_tt, TB_WIN_BOUND};
-use crate::search::{Bound, Worker};
+use crate::search::{Bound, Worker, FRAME_OFFSET};
 
 impl Worker {
     /// A searched move's score: a new best above alpha raises alpha and heads the PV; one
@@ -66,6 +66,18 @@ impl Worker {
         {
             self.correction
                 .update(pos, node.depth, evals.raw, best_score);
+        }
+        // A fail-low here means the quiet move that led here was good for the opponent:
+        // reward it in the continuation history of the moves before it.
+        if bound == Bound::Upper && node.ply >= 1 {
+            let parent = self.frames[node.ply + FRAME_OFFSET - 1];
+            if let (Some(now), true) = (parent.moved, parent.moved_quiet) {
+                let bonus = history::bonus(node.depth);
+                let earlier = self.earlier_moves(node.ply - 1);
+                for e in earlier {
+                    self.history.update_continuation(e, now, bonus);
+                }
+            }
         }
         // A fail-low proves no move best: keep whatever move the table already has.
         self.tt.store(
