@@ -127,17 +127,13 @@ impl History {
             &mut self.butterfly[side][mv.from().index()][mv.to().index()],
             delta,
         );
-        for e in earlier.into_iter().flatten() {
-            nudge(
-                &mut self.continuation[e.piece.index()][e.to.index()][now.piece.index()]
-                    [now.to.index()],
-                delta,
-            );
+        for e in earlier {
+            self.update_continuation(e, now, delta);
         }
     }
 
-    /// The quiet move `now`, played after `earlier`, proved good by a fail-low of the
-    /// opponent's reply (`delta` > 0).
+    /// The quiet move `now`, played after `earlier`, proved good (`delta` > 0) or bad: by a
+    /// cutoff, or (for the move alone) by a fail-low of the opponent's reply.
     pub fn update_continuation(&mut self, earlier: Option<PieceTo>, now: PieceTo, delta: i32) {
         if let Some(e) = earlier {
             nudge(
