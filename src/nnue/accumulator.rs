@@ -12,7 +12,7 @@
 //! With king buckets, a view whose king moved to another bucket (or across the board's
 //! middle, which turns its files) reads other inputs: that view alone is refreshed.
 
-use super::format::{feature_index_in, KingView};
+use super::format::{feature_index_in, KingView, INPUTS};
 use super::network::{AlignedI16, Network};
 use super::simd;
 use crate::chess::{Color, Position, Role, Square};
@@ -111,10 +111,17 @@ pub struct AccumulatorStack {
     /// Compute each accumulator when its placement is set rather than when it is evaluated
     /// (to compare the two ways; the search uses lazy updates).
     pub eager: bool,
-    /// Plies computed from their parent's, and views computed from scratch (for
-    /// measurements).
+    /// Plies computed from their parent's, and views computed afresh (for measurements).
     pub updates: u64,
     pub refreshes: u64,
+    /// The last accumulator computed afresh for each view and input set (king bucket and
+    /// turn): `(view · K + bucket) · 2 + turned`. A view whose king changed bucket starts
+    /// from it and adds and removes only the pieces that differ since, so that a king walking
+    /// between buckets costs an update rather than 32 columns.
+    cache: AlignedI16,
+    cache_placements: Vec<Placement>,
+    /// Whether the entry holds an accumulator of the net in use.
+    cache_valid: Vec<bool>,
 }
 
 impl AccumulatorStack {
@@ -129,6 +136,9 @@ impl AccumulatorStack {
             eager: false,
             updates: 0,
             refreshes: 0,
+            cache: AlignedI16::zeroed(0),
+            cache_placements: Vec::new(),
+            cache_valid: Vec::new(),
         }
     }
 
@@ -146,6 +156,7 @@ impl AccumulatorStack {
     /// or another net).
     pub fn clear(&mut self) {
         self.computed.fill(false);
+        self.cache_valid.fill(false);
     }
 
     /// `pos` is the position at `ply` of the current line (its parent is at `ply - 1`).
@@ -203,23 +214,39 @@ impl AccumulatorStack {
     /// The accumulators of `ply` that `views` (White's, Black's) marks, from its placement
     /// alone.
     fn refresh_views(&mut self, net: &Network, ply: usize, views: [bool; 2]) {
-        let pieces = self.placements[ply];
-        let changes = Changes::between(&[0; 12], &pieces, king_views(net, &pieces))
-            .expect("a position has at most 32 pieces");
         let n = self.hidden;
-        let values = &mut self.values.as_mut_slice()[ply * 2 * n..(ply + 1) * 2 * n];
-        for (view, dst) in values.chunks_exact_mut(n).enumerate() {
-            if !views[view] {
-                continue;
-            }
+        let entries = 2 * net.king_buckets() * 2;
+        if self.cache_valid.len() != entries {
+            self.cache = AlignedI16::zeroed(entries * n);
+            self.cache_placements = vec![[0; 12]; entries];
+            self.cache_valid = vec![false; entries];
+        }
+        let pieces = self.placements[ply];
+        let kings = king_views(net, &pieces);
+        for view in (0..2).filter(|&v| views[v]) {
+            let entry = (view * net.king_buckets() + kings[view].offset / INPUTS) * 2
+                + (kings[view].flip != 0) as usize;
+            let (from, start) = if self.cache_valid[entry] {
+                let cached = &self.cache.as_slice()[entry * n..(entry + 1) * n];
+                (self.cache_placements[entry], cached)
+            } else {
+                ([0; 12], net.feature_bias())
+            };
+            // Two legal placements differ by at most 32 pieces each way.
+            let changes =
+                Changes::between(&from, &pieces, kings).expect("at most 32 pieces a side");
+            let dst = &mut self.values.as_mut_slice()[(ply * 2 + view) * n..][..n];
             simd::update(
                 net.level(),
                 dst,
-                net.feature_bias(),
+                start,
                 net.feature_weights(),
                 &changes.adds[view][..changes.added],
-                &[],
+                &changes.subs[view][..changes.removed],
             );
+            self.cache.as_mut_slice()[entry * n..(entry + 1) * n].copy_from_slice(dst);
+            self.cache_placements[entry] = pieces;
+            self.cache_valid[entry] = true;
             self.refreshes += 1;
         }
     }

@@ -143,6 +143,20 @@ impl Network {
         INPUTS * self.king_buckets()
     }
 
+    /// The hidden layer and what feeds it, for a person: `256 hidden neurons` or, with king
+    /// buckets, `256 hidden neurons, 4 king buckets`.
+    pub fn describe_hidden(&self) -> String {
+        match self.king_buckets {
+            None => format!("{} hidden neurons", self.hidden),
+            Some(k) => format!(
+                "{} hidden neurons, {} king bucket{}",
+                self.hidden,
+                k.count,
+                if k.count == 1 { "" } else { "s" }
+            ),
+        }
+    }
+
     /// Which inputs `view`'s accumulator reads while its king stands on `king`.
     #[inline(always)]
     pub fn king_view(&self, view: Color, king: Square) -> KingView {

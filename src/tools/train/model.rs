@@ -120,9 +120,9 @@ impl Network {
     }
 
     /// A net without king buckets as one with `kings`, each bucket's inputs a copy of its
-    /// one input set: the same evaluation wherever the kings stand on files a-d, and its
-    /// mirror image where they stand on e-h (the same, for a net trained on mirrored data
-    /// with `--mirror`), from which each bucket can learn its own.
+    /// one input set: the same evaluation wherever the kings stand on files a-d, and that of
+    /// the mirror image where one stands on e-h (not the same: nets trained with `--mirror`
+    /// are still not symmetric), from which each bucket can learn its own.
     pub fn spread_over_king_buckets(&self, kings: KingBuckets) -> Network {
         assert!(self.king_buckets.is_none());
         let (weights, bias, output, output_bias) = self.parts();
