@@ -273,6 +273,12 @@ pub struct TrainArgs {
     /// the --init net's). A one-bucket --init net is copied into each bucket.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=16))]
     pub output_buckets: Option<u32>,
+    /// King buckets: 0 none (default, or the checkpoint's or the --init net's), or 1, 2, 4
+    /// or 8 input sets chosen by where each side's king stands, the board turned so that it
+    /// stands on files a-d (1: the turning alone). A net without them given to --init is
+    /// copied into each bucket.
+    #[arg(long, value_parser = ["0", "1", "2", "4", "8"])]
+    pub king_buckets: Option<String>,
     /// Epochs in all (a resumed run counts those already done).
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100000))]
     pub epochs: u32,

@@ -2,6 +2,7 @@
 
 use super::{usage, CliError, CliResult};
 use crate::cli::{ActivationArg, TrainArgs, TuneArgs};
+use kestrel::nnue::format::KingBuckets;
 use kestrel::tools::train;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -14,6 +15,13 @@ fn train_options(args: &TrainArgs) -> (train::Options, train::Shape, train::Star
         output_buckets: args
             .output_buckets
             .map_or(defaults.output_buckets, |b| b as usize),
+        // The parser admits only the counts that have a layout.
+        king_buckets: args
+            .king_buckets
+            .as_deref()
+            .map_or(defaults.king_buckets, |k| {
+                KingBuckets::preset(k.parse().unwrap_or(0))
+            }),
         activation: args
             .activation
             .map_or(defaults.activation, ActivationArg::activation),
@@ -29,6 +37,7 @@ fn train_options(args: &TrainArgs) -> (train::Options, train::Shape, train::Star
         hidden: args.hidden.is_some(),
         activation: args.activation.is_some(),
         output_buckets: args.output_buckets.is_some(),
+        king_buckets: args.king_buckets.is_some(),
     };
     let start = match (args.resume, &args.init) {
         (true, _) => train::Start::Resume,
@@ -77,8 +86,11 @@ pub fn train(args: TrainArgs) -> CliResult {
     let start = Instant::now();
     let data = load_training_data(&args.data, validation)?;
     eprintln!(
-        "net 768 -> {} x2 -> 1 ({} output buckets), {:?}; {} epochs of batches of {}, lr {}, \
+        "net 768{} -> {} x2 -> 1 ({} output buckets), {:?}; {} epochs of batches of {}, lr {}, \
          lambda {}, {} threads, seed {}{}",
+        options
+            .king_buckets
+            .map_or(String::new(), |k| format!(" x {} king buckets", k.count)),
         options.hidden,
         options.output_buckets,
         options.activation,

@@ -96,7 +96,8 @@ struct LoadedNet {
 pub struct NetEval {
     /// The path the net was loaded from, or `<embedded>` and the embedded net's name.
     pub name: String,
-    pub hidden: usize,
+    /// `256 hidden neurons` (and the king buckets, if any).
+    pub hidden: String,
     pub activation: Activation,
     /// Centipawns for the side to move (0 when neither side can mate, as in the search).
     pub score: i32,
@@ -352,9 +353,9 @@ impl Engine {
     fn net_summary(&self) -> String {
         match (&self.net, self.use_nnue) {
             (Some(loaded), true) => format!(
-                "NNUE evaluation with net {} ({} hidden neurons, {:?}, {} instructions)",
+                "NNUE evaluation with net {} ({}, {:?}, {} instructions)",
                 loaded.name,
-                loaded.net.hidden(),
+                loaded.net.describe_hidden(),
                 loaded.net.activation(),
                 loaded.net.level().name()
             ),
@@ -385,7 +386,7 @@ impl Engine {
         };
         Some(NetEval {
             name,
-            hidden: loaded.net.hidden(),
+            hidden: loaded.net.describe_hidden(),
             activation: loaded.net.activation(),
             score,
             in_use: self.use_nnue,

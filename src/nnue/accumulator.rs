@@ -8,8 +8,11 @@
 //! node only records its placement ([`AccumulatorStack::set`]); the accumulator is computed
 //! when the node is evaluated, from the nearest computed ply below it, so that the many
 //! nodes cut off before their evaluation cost a copy of 12 words and nothing more.
+//!
+//! With king buckets, a view whose king moved to another bucket (or across the board's
+//! middle, which turns its files) reads other inputs: that view alone is refreshed.
 
-use super::format::feature_index;
+use super::format::{feature_index_in, KingView, INPUTS};
 use super::network::{AlignedI16, Network};
 use super::simd;
 use crate::chess::{Color, Position, Role, Square};
@@ -27,6 +30,19 @@ pub fn placement(pos: &Position) -> Placement {
     pieces
 }
 
+/// Where `color`'s king stands in `pieces`.
+#[inline(always)]
+fn king_square(pieces: &Placement, color: Color) -> Square {
+    let kings = pieces[color.index() * 6 + Role::King.index()];
+    Square::new(kings.trailing_zeros().min(63) as u8)
+}
+
+/// How each view (White's, Black's) of `pieces` reads the net's inputs.
+#[inline(always)]
+fn king_views(net: &Network, pieces: &Placement) -> [KingView; 2] {
+    Color::ALL.map(|view| net.king_view(view, king_square(pieces, view)))
+}
+
 /// Most features one view's update adds or removes before a full refresh is cheaper (and
 /// what a refresh of a legal position, at most 32 pieces, needs).
 const MAX_CHANGES: usize = 32;
@@ -41,9 +57,10 @@ struct Changes {
 }
 
 impl Changes {
-    /// From `before` to `after`, or `None` if that is more than `MAX_CHANGES` either way.
+    /// From `before` to `after`, each view reading the inputs of `views`, or `None` if that
+    /// is more than `MAX_CHANGES` either way.
     #[inline]
-    fn between(before: &Placement, after: &Placement) -> Option<Changes> {
+    fn between(before: &Placement, after: &Placement, views: [KingView; 2]) -> Option<Changes> {
         let mut changes = Changes::default();
         for (kind, (&old, &new)) in before.iter().zip(after).enumerate() {
             let changed = old ^ new;
@@ -66,7 +83,8 @@ impl Changes {
                         return None;
                     }
                     for view in Color::ALL {
-                        let feature = feature_index(view, color, role, square);
+                        let feature =
+                            feature_index_in(views[view.index()], view, color, role, square);
                         let list = if added {
                             &mut changes.adds[view.index()]
                         } else {
@@ -93,9 +111,17 @@ pub struct AccumulatorStack {
     /// Compute each accumulator when its placement is set rather than when it is evaluated
     /// (to compare the two ways; the search uses lazy updates).
     pub eager: bool,
-    /// Accumulators computed from their parent's, and from scratch (for measurements).
+    /// Plies computed from their parent's, and views computed afresh (for measurements).
     pub updates: u64,
     pub refreshes: u64,
+    /// The last accumulator computed afresh for each view and input set (king bucket and
+    /// turn): `(view · K + bucket) · 2 + turned`. A view whose king changed bucket starts
+    /// from it and adds and removes only the pieces that differ since, so that a king walking
+    /// between buckets costs an update rather than 32 columns.
+    cache: AlignedI16,
+    cache_placements: Vec<Placement>,
+    /// Whether the entry holds an accumulator of the net in use.
+    cache_valid: Vec<bool>,
 }
 
 impl AccumulatorStack {
@@ -110,6 +136,9 @@ impl AccumulatorStack {
             eager: false,
             updates: 0,
             refreshes: 0,
+            cache: AlignedI16::zeroed(0),
+            cache_placements: Vec::new(),
+            cache_valid: Vec::new(),
         }
     }
 
@@ -127,6 +156,7 @@ impl AccumulatorStack {
     /// or another net).
     pub fn clear(&mut self) {
         self.computed.fill(false);
+        self.cache_valid.fill(false);
     }
 
     /// `pos` is the position at `ply` of the current line (its parent is at `ply - 1`).
@@ -177,34 +207,71 @@ impl AccumulatorStack {
 
     /// The accumulators of `ply` from its placement alone.
     fn refresh(&mut self, net: &Network, ply: usize) {
-        let changes = Changes::between(&[0; 12], &self.placements[ply])
-            .expect("a position has at most 32 pieces");
+        self.refresh_views(net, ply, [true, true]);
+        self.computed[ply] = true;
+    }
+
+    /// The accumulators of `ply` that `views` (White's, Black's) marks, from its placement
+    /// alone.
+    fn refresh_views(&mut self, net: &Network, ply: usize, views: [bool; 2]) {
         let n = self.hidden;
-        let values = &mut self.values.as_mut_slice()[ply * 2 * n..(ply + 1) * 2 * n];
-        for (view, dst) in values.chunks_exact_mut(n).enumerate() {
+        let entries = 2 * net.king_buckets() * 2;
+        if self.cache_valid.len() != entries {
+            self.cache = AlignedI16::zeroed(entries * n);
+            self.cache_placements = vec![[0; 12]; entries];
+            self.cache_valid = vec![false; entries];
+        }
+        let pieces = self.placements[ply];
+        let kings = king_views(net, &pieces);
+        for view in (0..2).filter(|&v| views[v]) {
+            let entry = (view * net.king_buckets() + kings[view].offset / INPUTS) * 2
+                + (kings[view].flip != 0) as usize;
+            let (from, start) = if self.cache_valid[entry] {
+                let cached = &self.cache.as_slice()[entry * n..(entry + 1) * n];
+                (self.cache_placements[entry], cached)
+            } else {
+                ([0; 12], net.feature_bias())
+            };
+            // Two legal placements differ by at most 32 pieces each way.
+            let changes =
+                Changes::between(&from, &pieces, kings).expect("at most 32 pieces a side");
+            let dst = &mut self.values.as_mut_slice()[(ply * 2 + view) * n..][..n];
             simd::update(
                 net.level(),
                 dst,
-                net.feature_bias(),
+                start,
                 net.feature_weights(),
                 &changes.adds[view][..changes.added],
-                &[],
+                &changes.subs[view][..changes.removed],
             );
+            self.cache.as_mut_slice()[entry * n..(entry + 1) * n].copy_from_slice(dst);
+            self.cache_placements[entry] = pieces;
+            self.cache_valid[entry] = true;
+            self.refreshes += 1;
         }
-        self.computed[ply] = true;
-        self.refreshes += 1;
     }
 
-    /// The accumulators of `ply` from those of `ply - 1`, which are computed.
+    /// The accumulators of `ply` from those of `ply - 1`, which are computed; a view whose
+    /// king reads other inputs than at `ply - 1` from scratch.
     fn update(&mut self, net: &Network, ply: usize) {
-        let Some(changes) = Changes::between(&self.placements[ply - 1], &self.placements[ply])
+        let views = king_views(net, &self.placements[ply]);
+        let parent_views = king_views(net, &self.placements[ply - 1]);
+        let stale = [views[0] != parent_views[0], views[1] != parent_views[1]];
+        let Some(changes) =
+            Changes::between(&self.placements[ply - 1], &self.placements[ply], views)
         else {
             return self.refresh(net, ply);
         };
+        if stale[0] || stale[1] {
+            self.refresh_views(net, ply, stale);
+        }
         let n = self.hidden;
         let (below, here) = self.values.as_mut_slice().split_at_mut(ply * 2 * n);
         let parent = &below[(ply - 1) * 2 * n..];
         for view in 0..2 {
+            if stale[view] {
+                continue;
+            }
             simd::update(
                 net.level(),
                 &mut here[view * n..(view + 1) * n],
@@ -230,8 +297,8 @@ pub fn evaluate_from_scratch(net: &Network, pos: &Position) -> i32 {
 mod tests {
     use super::*;
     use crate::chess::Move;
-    use crate::nnue::format::{Activation, NetFile};
-    use crate::nnue::network::tests::{random_bucketed_net, random_net, reference_output};
+    use crate::nnue::format::{king_view, Activation, KingBuckets, NetFile};
+    use crate::nnue::network::tests::{random_king_net, random_net, reference_output};
     use crate::nnue::simd::Level;
     use crate::rng::Rng;
 
@@ -239,10 +306,11 @@ mod tests {
     fn from_scratch(net: &NetFile, pos: &Position) -> [Vec<i16>; 2] {
         Color::ALL.map(|view| {
             let mut acc = net.feature_bias.clone();
+            let inputs = king_view(net.king_buckets.as_ref(), view, pos.king(view));
             for color in Color::ALL {
                 for role in Role::ALL {
                     for square in pos.pieces(color, role) {
-                        let f = feature_index(view, color, role, square);
+                        let f = feature_index_in(inputs, view, color, role, square);
                         let column = &net.feature_weights[f * net.hidden..(f + 1) * net.hidden];
                         for (a, &w) in acc.iter_mut().zip(column) {
                             *a = a.wrapping_add(w);
@@ -257,9 +325,15 @@ mod tests {
     /// Plays random games from `fens` (many plies, null moves among them), setting each
     /// position at its ply and checking the accumulators against a refresh from scratch at
     /// about two plies in three, so that lazy updates also span several plies.
-    fn random_games(fens: &[&str], level: Level, eager: bool, seed: u64) -> (u64, [usize; 4]) {
+    fn random_games(
+        fens: &[&str],
+        level: Level,
+        eager: bool,
+        kings: Option<KingBuckets>,
+        seed: u64,
+    ) -> (u64, [usize; 4]) {
         // Eight output buckets, so that the piece count the stack reads is checked too.
-        let file = random_bucketed_net(32, 8, Activation::SCReLU, seed);
+        let file = random_king_net(32, 8, kings, Activation::SCReLU, seed);
         let net = Network::with_level(&file, level);
         let mut stack = AccumulatorStack::new(32, 130);
         stack.eager = eager;
@@ -333,7 +407,7 @@ mod tests {
     fn incremental_accumulators_equal_a_refresh_at_every_ply() {
         for level in Level::supported() {
             for eager in [false, true] {
-                let (checked, seen) = random_games(&FENS, level, eager, 21);
+                let (checked, seen) = random_games(&FENS, level, eager, None, 21);
                 assert!(checked > 1000, "{checked}");
                 // The games played what they are meant to exercise.
                 assert!(
@@ -342,6 +416,42 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn king_bucketed_accumulators_equal_a_refresh_at_every_ply() {
+        // Random games walk the kings across buckets and across the board's middle.
+        for count in [1, 4, 8] {
+            for eager in [false, true] {
+                let kings = KingBuckets::preset(count);
+                let (checked, seen) = random_games(&FENS, Level::detected(), eager, kings, 23);
+                assert!(checked > 1000 && seen.iter().all(|&n| n > 5), "{seen:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_king_crossing_into_another_bucket_refreshes_its_own_view_only() {
+        let kings = KingBuckets::preset(4);
+        let file = random_king_net(16, 1, kings, Activation::SCReLU, 8);
+        let net = Network::new(&file);
+        let mut stack = AccumulatorStack::new(16, 4);
+        // White's king d2 to e2 crosses the middle: White's view turns, Black's does not.
+        let before = Position::from_fen("4k3/8/8/8/8/8/3K4/8 w - - 0 1").unwrap();
+        let after = Position::from_fen("4k3/8/8/8/8/8/4K3/8 b - - 1 1").unwrap();
+        stack.set(0, &before, &net);
+        stack.materialise(&net, 0);
+        assert_eq!(stack.refreshes, 2);
+        stack.set(1, &after, &net);
+        let (white, black) = stack.materialise(&net, 1);
+        let expected = from_scratch(&file, &after);
+        assert_eq!((white, black), (&expected[0][..], &expected[1][..]));
+        assert_eq!((stack.refreshes, stack.updates), (3, 1));
+        // A king step inside its bucket is an update.
+        let further = Position::from_fen("4k3/8/8/8/8/8/5K2/8 w - - 2 2").unwrap();
+        stack.set(2, &further, &net);
+        stack.materialise(&net, 2);
+        assert_eq!((stack.refreshes, stack.updates), (3, 2));
     }
 
     /// The FENs of a perft suite in tests/data.

@@ -1,8 +1,9 @@
 //! A net ready to evaluate: the file's weights in cache-line-aligned memory, and the output
 //! computed from the two accumulators as `format` defines it.
 
-use super::format::{output_bucket, Activation, NetFile, INPUTS};
+use super::format::{king_view, output_bucket, Activation, KingBuckets, KingView, NetFile, INPUTS};
 use super::simd::{self, Level};
+use crate::chess::{Color, Square};
 
 /// A cache line of i16s: the unit of [`AlignedI16`].
 #[derive(Clone, Copy)]
@@ -48,15 +49,17 @@ impl AlignedI16 {
 /// inside the search's tablebase and mate scores.
 pub const MAX_EVAL: i32 = 10_000;
 
-/// A perspective net, 768 → hidden (×2) → 1, with the output layer chosen by material.
+/// A perspective net, 768 (× king buckets) → hidden (×2) → 1, with the output layer chosen
+/// by material.
 pub struct Network {
     hidden: usize,
     output_buckets: usize,
+    king_buckets: Option<KingBuckets>,
     activation: Activation,
     qa: i32,
     qb: i32,
     scale: i32,
-    /// `INPUTS × hidden`, feature-major: feature `f`'s column is `[f·hidden, (f+1)·hidden)`.
+    /// `inputs × hidden`, feature-major: feature `f`'s column is `[f·hidden, (f+1)·hidden)`.
     feature_weights: AlignedI16,
     feature_bias: AlignedI16,
     /// Bucket by bucket: the side to move's half, then the other side's.
@@ -75,7 +78,7 @@ impl Network {
 
     /// The net of `file`, evaluated with the instructions of `level`, which the CPU must run.
     pub fn with_level(file: &NetFile, level: Level) -> Network {
-        assert_eq!(file.feature_weights.len(), INPUTS * file.hidden);
+        assert_eq!(file.feature_weights.len(), file.inputs() * file.hidden);
         assert_eq!(file.feature_bias.len(), file.hidden);
         assert_eq!(
             file.output_weights.len(),
@@ -91,6 +94,7 @@ impl Network {
         Network {
             hidden: file.hidden,
             output_buckets: file.output_buckets,
+            king_buckets: file.king_buckets,
             activation: file.activation,
             qa: file.qa,
             qb: file.qb,
@@ -127,6 +131,36 @@ impl Network {
 
     pub fn output_buckets(&self) -> usize {
         self.output_buckets
+    }
+
+    /// King buckets (1 for a net without them).
+    pub fn king_buckets(&self) -> usize {
+        self.king_buckets.map_or(1, |k| k.count)
+    }
+
+    /// Inputs per view.
+    pub fn inputs(&self) -> usize {
+        INPUTS * self.king_buckets()
+    }
+
+    /// The hidden layer and what feeds it, for a person: `256 hidden neurons` or, with king
+    /// buckets, `256 hidden neurons, 4 king buckets`.
+    pub fn describe_hidden(&self) -> String {
+        match self.king_buckets {
+            None => format!("{} hidden neurons", self.hidden),
+            Some(k) => format!(
+                "{} hidden neurons, {} king bucket{}",
+                self.hidden,
+                k.count,
+                if k.count == 1 { "" } else { "s" }
+            ),
+        }
+    }
+
+    /// Which inputs `view`'s accumulator reads while its king stands on `king`.
+    #[inline(always)]
+    pub fn king_view(&self, view: Color, king: Square) -> KingView {
+        king_view(self.king_buckets.as_ref(), view, king)
     }
 
     /// The output in centipawns for the side to move, unclamped, from the side to move's
@@ -179,6 +213,18 @@ pub(crate) mod tests {
         activation: Activation,
         seed: u64,
     ) -> NetFile {
+        random_king_net(hidden, output_buckets, None, activation, seed)
+    }
+
+    /// [`random_bucketed_net`] with king buckets.
+    pub(crate) fn random_king_net(
+        hidden: usize,
+        output_buckets: usize,
+        king_buckets: Option<KingBuckets>,
+        activation: Activation,
+        seed: u64,
+    ) -> NetFile {
+        let inputs = INPUTS * king_buckets.map_or(1, |k| k.count);
         let mut rng = Rng::new(seed);
         let mut v = |n: usize, range: u64| {
             (0..n)
@@ -188,11 +234,12 @@ pub(crate) mod tests {
         NetFile {
             hidden,
             output_buckets,
+            king_buckets,
             activation,
             qa: 255,
             qb: 64,
             scale: 400,
-            feature_weights: v(INPUTS * hidden, 100),
+            feature_weights: v(inputs * hidden, 100),
             feature_bias: v(hidden, 200),
             output_weights: v(output_buckets * 2 * hidden, 127),
             output_bias: (0..output_buckets as i32)

@@ -21,7 +21,7 @@
 
 use crate::chess::{Color, Position, Role, Square};
 use crate::game::GameResult;
-use crate::nnue::format::feature_index;
+use crate::nnue::format::{feature_index, feature_index_in, king_view, KingBuckets};
 use std::fmt;
 use std::io::{self, BufRead, Write};
 
@@ -202,7 +202,17 @@ impl PackedPosition {
     /// castling rights, so training on both halves what it must learn from the data.
     #[inline]
     pub fn features_turned(&self, mirror_files: bool) -> Features {
+        self.features_in(mirror_files, None)
+    }
+
+    /// [`features_turned`](Self::features_turned) for a net with `kings` buckets: each
+    /// view's indices in the input set of its own king, turned when that king stands on
+    /// files e-h (`nnue::format::feature_index_in`).
+    #[inline]
+    pub fn features_in(&self, mirror_files: bool, kings: Option<&KingBuckets>) -> Features {
         let files = if mirror_files { 7 } else { 0 };
+        // The kings' squares in the side to move's view.
+        let mut king = [0u16; 2];
         let mut features = Features {
             len: 0,
             ours: [0; 32],
@@ -217,9 +227,23 @@ impl PackedPosition {
             let (theirs, role) = (code >> 3, (code & 7).min(5));
             features.ours[i] = theirs * 384 + role * 64 + square;
             features.theirs[i] = (1 - theirs) * 384 + role * 64 + (square ^ 56);
+            if role == 5 {
+                king[theirs as usize] = square;
+            }
             i += 1;
         }
         features.len = i;
+        if let Some(kings) = kings {
+            // Our view sees our king where the record has it, theirs sees theirs turned.
+            let ours = kings.view_from(Square::new(king[0] as u8));
+            let theirs = kings.view_from(Square::new((king[1] ^ 56) as u8));
+            for f in &mut features.ours[..i] {
+                *f = (ours.offset + (*f as usize ^ ours.flip)) as u16;
+            }
+            for f in &mut features.theirs[..i] {
+                *f = (theirs.offset + (*f as usize ^ theirs.flip)) as u16;
+            }
+        }
         features
     }
 }
@@ -305,6 +329,20 @@ pub fn position_features(pos: &Position, view: Color) -> Vec<u16> {
         .map(|square| {
             let piece = pos.piece_on(square).unwrap();
             feature_index(view, piece.color(), piece.role(), square) as u16
+        })
+        .collect();
+    features.sort_unstable();
+    features
+}
+
+/// [`position_features`] for a net with `kings` buckets (`nnue::format::feature_index_in`).
+pub fn position_features_in(pos: &Position, view: Color, kings: &KingBuckets) -> Vec<u16> {
+    let inputs = king_view(Some(kings), view, pos.king(view));
+    let mut features: Vec<u16> = pos
+        .occupied()
+        .map(|square| {
+            let piece = pos.piece_on(square).unwrap();
+            feature_index_in(inputs, view, piece.color(), piece.role(), square) as u16
         })
         .collect();
     features.sort_unstable();
@@ -479,6 +517,33 @@ mod tests {
             theirs.sort_unstable();
             assert_eq!(ours, position_features(pos, us), "{}", pos.to_fen());
             assert_eq!(theirs, position_features(pos, !us), "{}", pos.to_fen());
+        }
+    }
+
+    #[test]
+    fn king_bucketed_record_features_are_the_net_formats_for_both_sides() {
+        for count in [1, 4, 8] {
+            let kings = KingBuckets::preset(count).unwrap();
+            let mut sets = std::collections::HashSet::new();
+            for (i, pos) in sample_positions().iter().enumerate() {
+                let (score, result, _) = label(i);
+                let record = PackedPosition::new(pos, score, result);
+                let us = pos.side_to_move();
+                for mirror in [false, true] {
+                    let f = record.features_in(mirror, Some(&kings));
+                    let mut ours = f.ours[..f.len].to_vec();
+                    let mut theirs = f.theirs[..f.len].to_vec();
+                    ours.sort_unstable();
+                    theirs.sort_unstable();
+                    // Turning the board's files changes nothing: the kings turn it back.
+                    let fen = pos.to_fen();
+                    assert_eq!(ours, position_features_in(pos, us, &kings), "{fen}");
+                    assert_eq!(theirs, position_features_in(pos, !us, &kings), "{fen}");
+                    sets.extend(ours.iter().chain(&theirs).map(|&x| x as usize / 768));
+                }
+            }
+            // The sample reaches every bucket.
+            assert_eq!(sets.len(), count, "{count} buckets");
         }
     }
 

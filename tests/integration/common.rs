@@ -530,6 +530,7 @@ pub fn random_net(hidden: usize, activation: Activation, seed: u64) -> NetFile {
     NetFile {
         hidden,
         output_buckets: 1,
+        king_buckets: None,
         activation,
         qa: 255,
         qb: 64,

@@ -268,6 +268,80 @@ fn output_buckets_are_trained_spread_from_a_one_bucket_net_and_kept_on_resume() 
     assert!(!ok && stderr.contains("only a one-bucket net"), "{stderr}");
 }
 
+#[test]
+fn king_buckets_are_spread_from_a_net_without_them_kept_on_resume_and_played() {
+    let scratch = ScratchDir::new("train-kings");
+    let data = data_file("selfplay-sample.txt");
+    let plain = scratch.path("kings-plain");
+    let (ok, _, stderr) = train(&data, &plain, &["--epochs", "1"]);
+    assert!(ok, "{stderr}");
+    let start = plain.join("epoch-1.nnue");
+    // At a rate too small to move a weight, the spread net is the plain one twice over.
+    let spread = scratch.path("kings-spread");
+    let extra = [
+        "--epochs",
+        "2",
+        "--lr",
+        "1e-12",
+        "--king-buckets",
+        "2",
+        "--init",
+        start.to_str().unwrap(),
+    ];
+    let (ok, _, stderr) = train(&data, &spread, &extra);
+    assert!(
+        ok && stderr.contains("768 x 2 king buckets -> 16"),
+        "{stderr}"
+    );
+    let before = NetFile::parse(&std::fs::read(&start).unwrap()).unwrap();
+    let bytes = std::fs::read(spread.join("epoch-1.nnue")).unwrap();
+    assert_eq!(u32::from_le_bytes(bytes[4..8].try_into().unwrap()), 3);
+    let after = NetFile::parse(&bytes).unwrap();
+    assert_eq!(after.king_buckets.map(|k| k.count), Some(2));
+    assert_eq!(after.feature_weights, before.feature_weights.repeat(2));
+    assert_eq!(after.output_weights, before.output_weights);
+    // The checkpoint keeps them: resuming with another count is refused, and a net that has
+    // them is not spread again.
+    let run = Command::new(KESTREL)
+        .args(["train", "--king-buckets", "4", "--resume", "--data"])
+        .arg(&data)
+        .arg("--out")
+        .arg(&spread)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        !run.status.success() && stderr.contains("2 king buckets"),
+        "{stderr}"
+    );
+    let again = scratch.path("kings-again");
+    let net = spread.join("epoch-1.nnue");
+    let extra = ["--king-buckets", "4", "--init", net.to_str().unwrap()];
+    let (ok, _, stderr) = train(&data, &again, &extra);
+    assert!(
+        !ok && stderr.contains("only a net without them"),
+        "{stderr}"
+    );
+
+    // The engine plays it: it says what it loaded, and `eval` is the library's evaluation.
+    let mut e = Engine::started_uci();
+    e.send(&format!("setoption name EvalFile value {}", net.display()));
+    let lines = e.ready();
+    assert!(
+        lines.len() == 1 && lines[0].contains("(16 hidden neurons, 2 king buckets, SCReLU"),
+        "{lines:?}"
+    );
+    // White's king on g1 (turned, first rank), Black's on e7 (second rank).
+    let fen = "r1bq1b1r/ppppkppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQ1RK1 w - - 6 5";
+    e.send(&format!("position fen {fen}"));
+    e.send("eval");
+    let (last, _) = e.wait_for("eval", 10 * SEC, |l| l.starts_with("NNUE"));
+    let score: i32 = last.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let pos = kestrel::chess::Position::from_fen(fen).unwrap();
+    let expected = kestrel::nnue::evaluate_from_scratch(&kestrel::nnue::Network::new(&after), &pos);
+    assert_eq!(score, expected);
+}
+
 /// A fixed seed trains the same bytes as the trainer did before it was split into parts
 /// (commit a3cc55b): two output buckets, mirroring, two threads, three epochs. The checksums
 /// are that run's files; a change to the trainer's arithmetic or order changes them.

@@ -199,7 +199,7 @@ pub fn eval_lines(pos: &Position, net: Option<&NetEval>) -> Vec<String> {
             )
         };
         lines.push(format!(
-            "{:<20} {}: {} hidden neurons, {:?}{unused}",
+            "{:<20} {}: {}, {:?}{unused}",
             "net", net.name, net.hidden, net.activation
         ));
         lines.push(format!(

@@ -146,13 +146,14 @@ pub(super) fn accumulate<const SCRELU: bool>(
 ) -> f64 {
     let n = net.hidden;
     let (_, _, output, _) = net.parts();
-    let (g_weights, g_bias, g_output, g_output_bias) = split_mut(grad, n, net.output_buckets);
+    let (g_weights, g_bias, g_output, g_output_bias) =
+        split_mut(grad, net.inputs(), n, net.output_buckets);
     let mut loss = 0.0f64;
     for record in records {
-        let f = match mirror_salt {
-            Some(salt) => record.features_turned(mirrors(record, salt)),
-            None => record.features(),
-        };
+        let f = net.features(
+            record,
+            mirror_salt.is_some_and(|salt| mirrors(record, salt)),
+        );
         let p = sigmoid(forward::<SCRELU>(net, &f, s));
         let error = p - target(record, lambda);
         loss += f64::from(error * error);
@@ -209,7 +210,7 @@ pub(super) fn loss_sum(net: &Network, records: &[PackedPosition], lambda: f32) -
     records
         .iter()
         .map(|record| {
-            let f = record.features();
+            let f = net.features(record, false);
             let o = match net.activation {
                 Activation::SCReLU => forward::<true>(net, &f, &mut s),
                 Activation::CReLU => forward::<false>(net, &f, &mut s),

@@ -1,6 +1,6 @@
 //! `train`: the NNUE trainer, on the CPU.
 //!
-//! The model is the net of `nnue::format`: 768 inputs → N hidden, the same weights for both
+//! The model is the net of `nnue::format`: 768 inputs (for each king bucket) → N hidden, the same weights for both
 //! sides' accumulators, SCReLU or CReLU, then one output read from the side to move's half
 //! first, by the output bucket of the position's piece count; `output × 400` is the evaluation in centipawns for the side to move. A position's
 //! target blends the game's result with its search score, both for the side to move:
@@ -36,7 +36,7 @@ pub use model::{param_count, Network, EVAL_SCALE, QA, QB, WEIGHT_LIMIT};
 pub use schedule::learning_rate;
 pub use start::{start, Shape, Start};
 
-use crate::nnue::format::Activation;
+use crate::nnue::format::{Activation, KingBuckets};
 use crate::tools::training_data::PackedPosition;
 use gradient::{accumulate, Scratch};
 use schedule::epoch_order;
@@ -50,6 +50,8 @@ pub struct Options {
     pub hidden: usize,
     /// Output buckets by material (1 = none).
     pub output_buckets: usize,
+    /// King buckets (`None`: one input set, never mirrored).
+    pub king_buckets: Option<KingBuckets>,
     pub activation: Activation,
     /// Epochs planned in all (a resumed run counts those already done).
     pub epochs: usize,
@@ -69,6 +71,7 @@ impl Default for Options {
         Options {
             hidden: 256,
             output_buckets: 1,
+            king_buckets: None,
             activation: Activation::SCReLU,
             epochs: 10,
             batch: 16384,
@@ -118,6 +121,7 @@ impl Trainer {
         Trainer::from_net(Network::new(
             options.hidden,
             options.output_buckets,
+            options.king_buckets,
             options.activation,
             options.seed,
         ))

@@ -2,9 +2,11 @@
 //! initialisation, reading a quantised net back, and quantising it for the engine.
 
 use super::gradient::{forward, Scratch};
-use crate::nnue::format::{Activation, NetFile, INPUTS, MAX_HIDDEN, MAX_OUTPUT_BUCKETS};
+use crate::nnue::format::{
+    Activation, KingBuckets, NetFile, INPUTS, MAX_HIDDEN, MAX_OUTPUT_BUCKETS,
+};
 use crate::rng::Rng;
-use crate::tools::training_data::PackedPosition;
+use crate::tools::training_data::{Features, PackedPosition};
 
 /// Accumulator scale of the quantised net.
 pub const QA: i32 = 255;
@@ -17,20 +19,24 @@ pub const EVAL_SCALE: i32 = 400;
 pub const WEIGHT_LIMIT: f32 = 1.98;
 
 /// The float network: every parameter in one vector, laid out as the net file lays out its
-/// integers: feature weights (`INPUTS × hidden`, feature-major), hidden biases (`hidden`),
+/// integers: feature weights (`inputs × hidden`, feature-major, `inputs` = 768 × king
+/// buckets), hidden biases (`hidden`),
 /// output weights (`buckets × 2 × hidden`, each bucket the side to move's half first),
 /// output biases (`buckets`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Network {
     pub hidden: usize,
     pub output_buckets: usize,
+    /// King buckets and their layout; `None`: one input set, never mirrored.
+    pub king_buckets: Option<KingBuckets>,
     pub activation: Activation,
     pub params: Vec<f32>,
 }
 
-/// Parameters of a net with `hidden` neurons and `output_buckets` buckets.
-pub fn param_count(hidden: usize, output_buckets: usize) -> usize {
-    INPUTS * hidden + hidden + output_buckets * (2 * hidden + 1)
+/// Parameters of a net with `hidden` neurons, `output_buckets` buckets and `king_buckets`
+/// input sets (1 without king buckets).
+pub fn param_count(hidden: usize, output_buckets: usize, king_buckets: usize) -> usize {
+    INPUTS * king_buckets * hidden + hidden + output_buckets * (2 * hidden + 1)
 }
 
 /// A uniform random number in `[-limit, limit)`.
@@ -40,27 +46,42 @@ pub(super) fn uniform(rng: &mut Rng, limit: f32) -> f32 {
 }
 
 impl Network {
-    /// A fresh net: weights uniform within ±1/√(inputs of their layer), biases zero.
-    pub fn new(hidden: usize, output_buckets: usize, activation: Activation, seed: u64) -> Network {
+    /// A fresh net: weights uniform within ±1/√(inputs of their layer; 768 for the
+    /// feature weights, which one king bucket's inputs feed), biases zero.
+    pub fn new(
+        hidden: usize,
+        output_buckets: usize,
+        king_buckets: Option<KingBuckets>,
+        activation: Activation,
+        seed: u64,
+    ) -> Network {
         assert!(hidden.is_multiple_of(16) && (16..=MAX_HIDDEN).contains(&hidden));
         assert!((1..=MAX_OUTPUT_BUCKETS).contains(&output_buckets));
         let mut rng = Rng::new(seed ^ 0x6E6E_7565_696E_6974);
-        let mut params = vec![0.0; param_count(hidden, output_buckets)];
+        let kings = king_buckets.map_or(1, |k| k.count);
+        let mut params = vec![0.0; param_count(hidden, output_buckets, kings)];
         let feature_limit = 1.0 / (INPUTS as f32).sqrt();
-        for w in &mut params[..INPUTS * hidden] {
+        let inputs = INPUTS * kings;
+        for w in &mut params[..inputs * hidden] {
             *w = uniform(&mut rng, feature_limit);
         }
         let output_limit = 1.0 / (2.0 * hidden as f32).sqrt();
-        let outputs = INPUTS * hidden + hidden;
+        let outputs = inputs * hidden + hidden;
         for w in &mut params[outputs..outputs + output_buckets * 2 * hidden] {
             *w = uniform(&mut rng, output_limit);
         }
         Network {
             hidden,
             output_buckets,
+            king_buckets,
             activation,
             params,
         }
+    }
+
+    /// Inputs per view: 768 for each king bucket.
+    pub fn inputs(&self) -> usize {
+        INPUTS * self.king_buckets.map_or(1, |k| k.count)
     }
 
     /// The float net a net file was quantised from, as near as its integers tell: each
@@ -77,7 +98,8 @@ impl Network {
         }
         let (qa, qb) = (file.qa as f32, file.qb as f32);
         let buckets = file.output_buckets;
-        let mut params = Vec::with_capacity(param_count(file.hidden, buckets));
+        let kings = file.king_buckets.map_or(1, |k| k.count);
+        let mut params = Vec::with_capacity(param_count(file.hidden, buckets, kings));
         params.extend(file.feature_weights.iter().map(|&w| f32::from(w) / qa));
         params.extend(file.feature_bias.iter().map(|&b| f32::from(b) / qa));
         params.extend(file.output_weights.iter().map(|&w| f32::from(w) / qb));
@@ -87,13 +109,38 @@ impl Network {
                 .iter()
                 .map(|&b| (f64::from(b) / qab) as f32),
         );
-        debug_assert_eq!(params.len(), param_count(file.hidden, buckets));
+        debug_assert_eq!(params.len(), param_count(file.hidden, buckets, kings));
         Ok(Network {
             hidden: file.hidden,
             output_buckets: buckets,
+            king_buckets: file.king_buckets,
             activation: file.activation,
             params,
         })
+    }
+
+    /// A net without king buckets as one with `kings`, each bucket's inputs a copy of its
+    /// one input set: the same evaluation wherever the kings stand on files a-d, and that of
+    /// the mirror image where one stands on e-h (not the same: nets trained with `--mirror`
+    /// are still not symmetric), from which each bucket can learn its own.
+    pub fn spread_over_king_buckets(&self, kings: KingBuckets) -> Network {
+        assert!(self.king_buckets.is_none());
+        let (weights, bias, output, output_bias) = self.parts();
+        let mut params =
+            Vec::with_capacity(param_count(self.hidden, self.output_buckets, kings.count));
+        for _ in 0..kings.count {
+            params.extend_from_slice(weights);
+        }
+        params.extend_from_slice(bias);
+        params.extend_from_slice(output);
+        params.extend_from_slice(output_bias);
+        Network {
+            hidden: self.hidden,
+            output_buckets: self.output_buckets,
+            king_buckets: Some(kings),
+            activation: self.activation,
+            params,
+        }
     }
 
     /// A one-bucket net as a net of `buckets` output buckets, each a copy of its output
@@ -102,7 +149,8 @@ impl Network {
         assert_eq!(self.output_buckets, 1);
         assert!((1..=MAX_OUTPUT_BUCKETS).contains(&buckets));
         let (weights, bias, output, output_bias) = self.parts();
-        let mut params = Vec::with_capacity(param_count(self.hidden, buckets));
+        let kings = self.king_buckets.map_or(1, |k| k.count);
+        let mut params = Vec::with_capacity(param_count(self.hidden, buckets, kings));
         params.extend_from_slice(weights);
         params.extend_from_slice(bias);
         for _ in 0..buckets {
@@ -112,6 +160,7 @@ impl Network {
         Network {
             hidden: self.hidden,
             output_buckets: buckets,
+            king_buckets: self.king_buckets,
             activation: self.activation,
             params,
         }
@@ -119,15 +168,30 @@ impl Network {
 
     /// (feature weights, hidden biases, output weights, output biases)
     pub(super) fn parts(&self) -> (&[f32], &[f32], &[f32], &[f32]) {
-        split(&self.params, self.hidden, self.output_buckets)
+        split(
+            &self.params,
+            self.inputs(),
+            self.hidden,
+            self.output_buckets,
+        )
+    }
+
+    /// A record's features as this net reads them.
+    #[inline(always)]
+    pub(super) fn features(&self, record: &PackedPosition, mirror_files: bool) -> Features {
+        record.features_in(mirror_files, self.king_buckets.as_ref())
     }
 
     /// The net's output for a record (× `EVAL_SCALE` = centipawns for the side to move).
     pub fn evaluate(&self, record: &PackedPosition) -> f32 {
         let mut scratch = Scratch::new(self.hidden);
         match self.activation {
-            Activation::SCReLU => forward::<true>(self, &record.features(), &mut scratch),
-            Activation::CReLU => forward::<false>(self, &record.features(), &mut scratch),
+            Activation::SCReLU => {
+                forward::<true>(self, &self.features(record, false), &mut scratch)
+            }
+            Activation::CReLU => {
+                forward::<false>(self, &self.features(record, false), &mut scratch)
+            }
         }
     }
 
@@ -146,6 +210,7 @@ impl Network {
         NetFile {
             hidden: self.hidden,
             output_buckets: self.output_buckets,
+            king_buckets: self.king_buckets,
             activation: self.activation,
             qa: QA,
             qb: QB,
@@ -163,10 +228,11 @@ impl Network {
 
 pub(super) fn split(
     params: &[f32],
+    inputs: usize,
     hidden: usize,
     buckets: usize,
 ) -> (&[f32], &[f32], &[f32], &[f32]) {
-    let (weights, rest) = params.split_at(INPUTS * hidden);
+    let (weights, rest) = params.split_at(inputs * hidden);
     let (bias, rest) = rest.split_at(hidden);
     let (output, rest) = rest.split_at(buckets * 2 * hidden);
     (weights, bias, output, rest)
@@ -174,8 +240,13 @@ pub(super) fn split(
 
 pub(super) type PartsMut<'a> = (&'a mut [f32], &'a mut [f32], &'a mut [f32], &'a mut [f32]);
 
-pub(super) fn split_mut(params: &mut [f32], hidden: usize, buckets: usize) -> PartsMut<'_> {
-    let (weights, rest) = params.split_at_mut(INPUTS * hidden);
+pub(super) fn split_mut(
+    params: &mut [f32],
+    inputs: usize,
+    hidden: usize,
+    buckets: usize,
+) -> PartsMut<'_> {
+    let (weights, rest) = params.split_at_mut(inputs * hidden);
     let (bias, rest) = rest.split_at_mut(hidden);
     let (output, rest) = rest.split_at_mut(buckets * 2 * hidden);
     (weights, bias, output, rest)

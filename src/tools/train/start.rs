@@ -21,6 +21,7 @@ pub struct Shape {
     pub hidden: bool,
     pub activation: bool,
     pub output_buckets: bool,
+    pub king_buckets: bool,
 }
 
 /// The trainer a run in `out` starts with, and a line saying where it started when that is
@@ -68,11 +69,16 @@ fn resume(
     if (given.hidden && options.hidden != net.hidden)
         || (given.activation && options.activation != net.activation)
         || (given.output_buckets && options.output_buckets != net.output_buckets)
+        || (given.king_buckets && options.king_buckets != net.king_buckets)
     {
         return Err(format!(
-            "--resume: the checkpoint's net has {} hidden neurons, {:?} and {} output \
-             buckets; --hidden, --activation and --output-buckets must match it or be left out",
-            net.hidden, net.activation, net.output_buckets
+            "--resume: the checkpoint's net has {} hidden neurons, {:?}, {} output \
+             buckets and {} king buckets; --hidden, --activation, --output-buckets and \
+             --king-buckets must match it or be left out",
+            net.hidden,
+            net.activation,
+            net.output_buckets,
+            king_count(net.king_buckets)
         ));
     }
     take_shape(options, net);
@@ -116,6 +122,21 @@ fn init(
         }
         net = net.spread_over_buckets(options.output_buckets);
     }
+    if given.king_buckets && options.king_buckets != net.king_buckets {
+        match options.king_buckets {
+            Some(kings) if net.king_buckets.is_none() => {
+                net = net.spread_over_king_buckets(kings);
+            }
+            _ => {
+                return Err(format!(
+                    "--init: the net has {} king buckets; only a net without them can be \
+                     spread over --king-buckets {}",
+                    king_count(net.king_buckets),
+                    king_count(options.king_buckets)
+                ))
+            }
+        }
+    }
     take_shape(options, &net);
     let note = format!("starting from the net {}", path.display());
     Ok((Trainer::from_net(net), Some(note)))
@@ -125,4 +146,10 @@ fn take_shape(options: &mut Options, net: &Network) {
     options.hidden = net.hidden;
     options.activation = net.activation;
     options.output_buckets = net.output_buckets;
+    options.king_buckets = net.king_buckets;
+}
+
+/// King buckets as a person counts them: none is 0.
+fn king_count(kings: Option<crate::nnue::format::KingBuckets>) -> usize {
+    kings.map_or(0, |k| k.count)
 }

@@ -6,7 +6,7 @@ use super::model::{split, uniform};
 use super::*;
 use crate::chess::{Color, Position};
 use crate::game::GameResult;
-use crate::nnue::format::{output_bucket, NetFile, INPUTS};
+use crate::nnue::format::{output_bucket, KingBuckets, NetFile, INPUTS};
 use crate::rng::Rng;
 use std::sync::OnceLock;
 
@@ -55,6 +55,7 @@ fn material_options() -> Options {
         hidden: 32,
         // Buckets, so that learning and quantising them are checked too.
         output_buckets: 4,
+        king_buckets: None,
         activation: Activation::SCReLU,
         epochs: 12,
         batch: 1024,
@@ -93,12 +94,13 @@ fn variance(values: impl Iterator<Item = f64> + Clone) -> f64 {
 #[test]
 fn the_analytic_gradient_is_the_numerical_one() {
     let records: Vec<PackedPosition> = sample_records().into_iter().take(6).collect();
-    for (activation, buckets) in [
-        (Activation::SCReLU, 1),
-        (Activation::CReLU, 1),
-        (Activation::SCReLU, 3),
+    for (activation, buckets, kings) in [
+        (Activation::SCReLU, 1, None),
+        (Activation::CReLU, 1, None),
+        (Activation::SCReLU, 3, None),
+        (Activation::SCReLU, 3, KingBuckets::preset(4)),
     ] {
-        let mut net = Network::new(16, buckets, activation, 11);
+        let mut net = Network::new(16, buckets, kings, activation, 11);
         // Larger weights than a fresh net's, so that accumulators spread over the
         // activation's clipped and open ranges and every gradient is far from zero.
         let mut rng = Rng::new(5);
@@ -107,14 +109,14 @@ fn the_analytic_gradient_is_the_numerical_one() {
         }
         let (_, analytic) = loss_and_gradient(&net, &records, 0.3);
         let loss = |net: &Network| loss_sum(net, &records, 0.3) / records.len() as f64;
-        let features = records[0].features();
+        let features = net.features(&records[0], false);
         let n = net.hidden;
         let mut checked = Vec::new();
         // Every weight of two features of the first position, biases, outputs.
         for f in [features.ours[0], features.theirs[3]] {
             checked.extend(f as usize * n..(f as usize + 1) * n);
         }
-        checked.extend(INPUTS * n..net.params.len());
+        checked.extend(net.inputs() * n..net.params.len());
         let scale = checked
             .iter()
             .map(|&j| analytic[j].abs())
@@ -210,7 +212,7 @@ fn the_quantised_net_evaluates_as_the_float_one_within_a_few_centipawns() {
 #[test]
 fn a_net_file_read_back_for_training_quantises_to_the_same_file() {
     for buckets in [1, 8] {
-        let net = Network::new(32, buckets, Activation::SCReLU, 7);
+        let net = Network::new(32, buckets, None, Activation::SCReLU, 7);
         let file = net.quantise();
         let back = Network::from_net_file(&file).expect("the trainer's own scales");
         assert_eq!(
@@ -220,8 +222,8 @@ fn a_net_file_read_back_for_training_quantises_to_the_same_file() {
         assert_eq!(back.params.len(), net.params.len());
         assert_eq!(back.quantise(), file);
         // Each parameter is within half a quantisation step of the float it came from.
-        let (weights, _, output, _) = split(&net.params, 32, buckets);
-        let (read, _, read_output, _) = split(&back.params, 32, buckets);
+        let (weights, _, output, _) = split(&net.params, INPUTS, 32, buckets);
+        let (read, _, read_output, _) = split(&back.params, INPUTS, 32, buckets);
         for (a, b) in weights.iter().zip(read) {
             assert!((a - b).abs() <= 0.5 / QA as f32 + 1e-6, "{a} {b}");
         }
@@ -231,7 +233,12 @@ fn a_net_file_read_back_for_training_quantises_to_the_same_file() {
         // A fine-tuning trainer starts from exactly that net.
         assert_eq!(Trainer::from_net(back.clone()).net, back);
     }
-    let file = Network::new(32, 1, Activation::SCReLU, 7).quantise();
+    let kings = KingBuckets::preset(8);
+    let net = Network::new(32, 2, kings, Activation::SCReLU, 7);
+    let back = Network::from_net_file(&net.quantise()).unwrap();
+    assert_eq!((back.king_buckets, back.inputs()), (kings, 8 * INPUTS));
+    assert_eq!(back.quantise(), net.quantise());
+    let file = Network::new(32, 1, None, Activation::SCReLU, 7).quantise();
     let mut other_scale = file.clone();
     other_scale.scale = 300;
     assert!(Network::from_net_file(&other_scale)
@@ -244,9 +251,9 @@ fn a_net_spread_over_buckets_evaluates_as_before_and_then_learns_each_bucket() {
     // Positions in the even buckets only, so the odd ones must not move.
     let mut records = sample_records();
     records.retain(|r| output_bucket(r.features().len as u32, 8).is_multiple_of(2));
-    let one = Network::new(32, 1, Activation::SCReLU, 4);
+    let one = Network::new(32, 1, None, Activation::SCReLU, 4);
     let spread = one.spread_over_buckets(8);
-    assert_eq!(spread.params.len(), param_count(32, 8));
+    assert_eq!(spread.params.len(), param_count(32, 8, 1));
     for record in &records {
         assert_eq!(spread.evaluate(record), one.evaluate(record));
     }
@@ -257,7 +264,7 @@ fn a_net_spread_over_buckets_evaluates_as_before_and_then_learns_each_bucket() {
         .collect();
     assert_eq!(pieces.len(), 4, "{pieces:?}");
     let (_, grad) = loss_and_gradient(&spread, &records, 0.3);
-    let (_, _, g_output, g_bias) = split(&grad, 32, 8);
+    let (_, _, g_output, g_bias) = split(&grad, INPUTS, 32, 8);
     for bucket in 0..8 {
         let moved =
             g_bias[bucket] != 0.0 || g_output[bucket * 64..][..64].iter().any(|&g| g != 0.0);
@@ -266,8 +273,53 @@ fn a_net_spread_over_buckets_evaluates_as_before_and_then_learns_each_bucket() {
 }
 
 #[test]
+fn a_net_spread_over_king_buckets_evaluates_as_before_and_then_learns_each_bucket() {
+    let kings = KingBuckets::preset(4).unwrap();
+    let one = Network::new(32, 2, None, Activation::SCReLU, 4);
+    let spread = one.spread_over_king_buckets(kings);
+    assert_eq!(spread.params.len(), param_count(32, 2, 4));
+    // Where both kings stand on files a-d no view is turned: the same evaluation.
+    let records = sample_records();
+    let mut same = 0;
+    for record in &records {
+        let f = spread.features(record, false);
+        let unturned = (0..f.len).all(|i| {
+            (f.ours[i] as usize % INPUTS == one.features(record, false).ours[i] as usize)
+                && (f.theirs[i] as usize % INPUTS == one.features(record, false).theirs[i] as usize)
+        });
+        if unturned {
+            assert_eq!(spread.evaluate(record), one.evaluate(record));
+            same += 1;
+        }
+    }
+    // Both kinds occur in the sample.
+    assert!(
+        same >= 5 && same < records.len(),
+        "{same} of {}",
+        records.len()
+    );
+    // The gradient reaches only the input sets the positions' kings choose.
+    let (_, grad) = loss_and_gradient(&spread, &records, 0.3);
+    let (g_weights, ..) = split(&grad, 4 * INPUTS, 32, 2);
+    let used: std::collections::HashSet<usize> = records
+        .iter()
+        .flat_map(|r| {
+            let f = spread.features(r, false);
+            (0..f.len)
+                .flat_map(move |i| [f.ours[i] as usize / INPUTS, f.theirs[i] as usize / INPUTS])
+        })
+        .collect();
+    for bucket in 0..4 {
+        let moved = g_weights[bucket * INPUTS * 32..][..INPUTS * 32]
+            .iter()
+            .any(|&g| g != 0.0);
+        assert_eq!(moved, used.contains(&bucket), "bucket {bucket}");
+    }
+}
+
+#[test]
 fn quantisation_clips_scales_and_rounds() {
-    let mut net = Network::new(16, 1, Activation::CReLU, 1);
+    let mut net = Network::new(16, 1, None, Activation::CReLU, 1);
     net.params.fill(0.0);
     let bias = INPUTS * 16;
     let output = bias + 16;
@@ -353,6 +405,32 @@ fn a_resumed_run_is_the_uninterrupted_one() {
     });
     other.train_epoch(&data, &options);
     assert_ne!(other.net, first.net);
+}
+
+#[test]
+fn a_king_bucketed_checkpoint_resumes_its_shape() {
+    let trainer = Trainer::new(&Options {
+        hidden: 16,
+        king_buckets: KingBuckets::preset(8),
+        ..Options::default()
+    });
+    let bytes = trainer.to_checkpoint();
+    assert_eq!(u32::from_le_bytes(bytes[4..8].try_into().unwrap()), 2);
+    assert_eq!(Trainer::from_checkpoint(&bytes), Ok(trainer));
+    // A layout naming a bucket it does not have is refused.
+    let mut bad = bytes.clone();
+    bad[36] = 9;
+    assert!(matches!(
+        Trainer::from_checkpoint(&bad),
+        Err(CheckpointError::BadShape(_))
+    ));
+    // Without king buckets the first version, as older trainers wrote it.
+    let plain = Trainer::new(&Options {
+        hidden: 16,
+        ..Options::default()
+    })
+    .to_checkpoint();
+    assert_eq!(u32::from_le_bytes(plain[4..8].try_into().unwrap()), 1);
 }
 
 #[test]
