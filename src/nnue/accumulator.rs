@@ -10,7 +10,9 @@
 //! nodes cut off before their evaluation cost a copy of 12 words and nothing more.
 //!
 //! With king buckets, a view whose king moved to another bucket (or across the board's
-//! middle, which turns its files) reads other inputs: that view alone is refreshed.
+//! middle, which turns its files) reads other inputs: that view alone is computed afresh,
+//! from the last accumulator of that input set (a cache by view and input set) plus and
+//! minus the pieces that differ since.
 
 use super::format::{feature_index_in, KingView, INPUTS};
 use super::network::{AlignedI16, Network};
@@ -205,14 +207,15 @@ impl AccumulatorStack {
         both.split_at(n)
     }
 
-    /// The accumulators of `ply` from its placement alone.
+    /// The accumulators of `ply` without its parent's.
     fn refresh(&mut self, net: &Network, ply: usize) {
         self.refresh_views(net, ply, [true, true]);
         self.computed[ply] = true;
     }
 
-    /// The accumulators of `ply` that `views` (White's, Black's) marks, from its placement
-    /// alone.
+    /// The accumulators of `ply` that `views` (White's, Black's) marks, without its
+    /// parent's: from the cache's last accumulator of the view's input set, or from the bias
+    /// if the cache has none since the last `clear`.
     fn refresh_views(&mut self, net: &Network, ply: usize, views: [bool; 2]) {
         let n = self.hidden;
         let entries = 2 * net.king_buckets() * 2;
