@@ -68,6 +68,10 @@ pub enum Command {
     /// the training and validation losses and writes OUT/epoch-K.nnue (the quantised net)
     /// and OUT/checkpoint.bin (the float state that --resume continues).
     Train(TrainArgs),
+    /// The loss of each net on scored positions (mean squared error of win probabilities,
+    /// as `train` reports it): on games no net trained on, the fair way to rank candidate
+    /// nets before playing them. A line per net, in the order given.
+    NetLoss(NetLossArgs),
     /// Tune the evaluation weights on scored positions (Texel's method with Adam) and write
     /// the result as the source of src/eval/weights.rs. Progress goes to stderr.
     Tune(TuneArgs),
@@ -238,6 +242,24 @@ pub struct ConvertArgs {
     /// scored move without it.
     #[arg(long, value_name = "NAME")]
     pub player: Option<String>,
+}
+
+/// `kestrel net-loss`.
+#[derive(Args)]
+pub struct NetLossArgs {
+    /// A net file (repeatable).
+    #[arg(long, value_name = "NET", required = true)]
+    pub net: Vec<PathBuf>,
+    /// A data file, text or bullet records, as `train` reads (repeatable).
+    #[arg(long, value_name = "FILE", required = true)]
+    pub data: Vec<PathBuf>,
+    /// Weight of the game result against the search score in the target (0 to 1), as in
+    /// `train`.
+    #[arg(long, default_value_t = 0.0)]
+    pub lambda: f32,
+    /// Threads.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub threads: u32,
 }
 
 /// `kestrel wdl-fit`.

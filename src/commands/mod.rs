@@ -94,6 +94,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Convert(args) => data::convert(&args),
         Command::WdlFit(args) => data::wdl_fit(&args),
         Command::Train(args) => train::train(args),
+        Command::NetLoss(args) => train::net_loss(&args),
         Command::Tune(args) => train::tune(args),
         Command::StrengthMates(args) => strength::strength_mates(args),
         Command::Calibrate(args) => strength::calibrate(args),

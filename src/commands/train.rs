@@ -1,7 +1,7 @@
 //! `kestrel train` and `kestrel tune`: a net and the classical weights from data.
 
 use super::{usage, CliError, CliResult};
-use crate::cli::{ActivationArg, TrainArgs, TuneArgs};
+use crate::cli::{ActivationArg, NetLossArgs, TrainArgs, TuneArgs};
 use kestrel::nnue::format::KingBuckets;
 use kestrel::tools::train;
 use std::path::PathBuf;
@@ -200,6 +200,29 @@ fn load_tuning_data(
         threads
     );
     Ok(data)
+}
+
+/// `kestrel net-loss`: each net's mean loss over every position of the data files.
+pub fn net_loss(args: &NetLossArgs) -> CliResult {
+    check_lambda_and_lr(args.lambda, 0.001).map_err(usage)?;
+    let mut records = Vec::new();
+    for file in &args.data {
+        records.extend(train::load(file).map_err(usage)?);
+    }
+    if records.is_empty() {
+        return Err(usage("no positions in the data"));
+    }
+    println!("{} positions, lambda {}", records.len(), args.lambda);
+    for path in &args.net {
+        let net = std::fs::read(path)
+            .map_err(|e| format!("cannot read it: {e}"))
+            .and_then(|bytes| kestrel::nnue::NetFile::parse(&bytes).map_err(|e| e.to_string()))
+            .and_then(|file| train::Network::from_net_file(&file))
+            .map_err(|e| usage(format!("--net {}: {e}", path.display())))?;
+        let loss = train::mean_loss(&net, &records, args.lambda, args.threads as usize);
+        println!("{loss:.6}  {}", path.display());
+    }
+    Ok(())
 }
 
 pub fn tune(args: TuneArgs) -> CliResult {

@@ -342,6 +342,54 @@ fn king_buckets_are_spread_from_a_net_without_them_kept_on_resume_and_played() {
     assert_eq!(score, expected);
 }
 
+#[test]
+fn net_loss_ranks_nets_on_data_by_the_trainers_loss() {
+    let scratch = ScratchDir::new("net-loss");
+    let data = data_file("selfplay-sample.txt");
+    let out = scratch.path("net-loss-run");
+    let (ok, _, stderr) = train(&data, &out, &["--epochs", "2", "--lambda", "0"]);
+    assert!(ok, "{stderr}");
+    let nets = [out.join("epoch-1.nnue"), out.join("epoch-2.nnue")];
+    let run = Command::new(KESTREL)
+        .args(["net-loss", "--threads", "1", "--data"])
+        .arg(&data)
+        .arg("--net")
+        .arg(&nets[0])
+        .arg("--net")
+        .arg(&nets[1])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{stdout}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines[0].ends_with("positions, lambda 0"), "{stdout}");
+    let records = kestrel::tools::train::load(&data).unwrap();
+    assert!(lines[0].starts_with(&records.len().to_string()), "{stdout}");
+    // A line per net, in order: its loss over every position, as the trainer computes it.
+    for (line, net) in lines[1..].iter().zip(&nets) {
+        let file = NetFile::parse(&std::fs::read(net).unwrap()).unwrap();
+        let float = kestrel::tools::train::Network::from_net_file(&file).unwrap();
+        let expected = kestrel::tools::train::mean_loss(&float, &records, 0.0, 1);
+        let (loss, name) = line.split_once("  ").unwrap();
+        assert_eq!(name, net.display().to_string());
+        assert_eq!(loss, format!("{expected:.6}"), "{line}");
+    }
+    assert_eq!(lines.len(), 3, "{stdout}");
+    // A file that is no net is named with the reason.
+    let run = Command::new(KESTREL)
+        .args(["net-loss", "--data"])
+        .arg(&data)
+        .arg("--net")
+        .arg(&data)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        !run.status.success() && stderr.contains("not a Kestrel net file"),
+        "{stderr}"
+    );
+}
+
 /// A fixed seed trains the same bytes as the trainer did before it was split into parts
 /// (commit a3cc55b): two output buckets, mirroring, two threads, three epochs. The checksums
 /// are that run's files; a change to the trainer's arithmetic or order changes them.
