@@ -214,10 +214,7 @@ pub fn net_loss(args: &NetLossArgs) -> CliResult {
     }
     println!("{} positions, lambda {}", records.len(), args.lambda);
     for path in &args.net {
-        let net = std::fs::read(path)
-            .map_err(|e| format!("cannot read it: {e}"))
-            .and_then(|bytes| kestrel::nnue::NetFile::parse(&bytes).map_err(|e| e.to_string()))
-            .and_then(|file| train::Network::from_net_file(&file))
+        let net = train::Network::read(path)
             .map_err(|e| usage(format!("--net {}: {e}", path.display())))?;
         let loss = train::mean_loss(&net, &records, args.lambda, args.threads as usize);
         println!("{loss:.6}  {}", path.display());

@@ -119,6 +119,15 @@ impl Network {
         })
     }
 
+    /// The float net of the net file at `path` ([`from_net_file`](Self::from_net_file));
+    /// a refusal says why, for a person.
+    pub fn read(path: &std::path::Path) -> Result<Network, String> {
+        std::fs::read(path)
+            .map_err(|e| format!("cannot read it: {e}"))
+            .and_then(|bytes| NetFile::parse(&bytes).map_err(|e| e.to_string()))
+            .and_then(|file| Network::from_net_file(&file))
+    }
+
     /// A net without king buckets as one with `kings`, each bucket's inputs a copy of its
     /// one input set: the same evaluation wherever the kings stand on files a-d, and that of
     /// the mirror image where one stands on e-h (not the same: nets trained with `--mirror`

@@ -2,7 +2,6 @@
 //! a stopped run, or a net file to fine-tune; each checked against the shape asked for.
 
 use super::{Network, Options, Trainer};
-use crate::nnue::format::NetFile;
 use std::path::{Path, PathBuf};
 
 /// Where a run starts from.
@@ -98,11 +97,7 @@ fn init(
     given: &Shape,
     path: &Path,
 ) -> Result<(Trainer, Option<String>), String> {
-    let mut net = std::fs::read(path)
-        .map_err(|e| format!("cannot read it: {e}"))
-        .and_then(|bytes| NetFile::parse(&bytes).map_err(|e| e.to_string()))
-        .and_then(|file| Network::from_net_file(&file))
-        .map_err(|e| format!("--init {}: {e}", path.display()))?;
+    let mut net = Network::read(path).map_err(|e| format!("--init {}: {e}", path.display()))?;
     if (given.hidden && options.hidden != net.hidden)
         || (given.activation && options.activation != net.activation)
     {
