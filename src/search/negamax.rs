@@ -11,8 +11,8 @@ use super::history::PieceTo;
 use super::movepick::{is_quiet, piece_to, Context, MovePicker, Pick, ORDER_KILLER};
 use super::params;
 use super::score::{
-    bound_cuts, bound_of, is_mate_score, score_from_tt, score_to_tt, MATE, MATE_BOUND, TB_WIN,
-    TB_WIN_BOUND,
+    bound_cuts, bound_of, is_mate_score, refined_eval, score_from_tt, score_to_tt, MATE,
+    MATE_BOUND, TB_WIN, TB_WIN_BOUND,
 };
 use super::see::see_ge;
 use super::tt::Hit;
@@ -490,20 +490,7 @@ impl Worker {
         self.frame(ply).static_eval = static_eval;
         // The hash score, where its bound allows, is a better guess than the static one.
         let eval = match tt_hit {
-            Some(hit) if !in_check && !is_mate_score(hit.score) => {
-                let score = hit.score;
-                let tighter = match hit.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => score > static_eval,
-                    Bound::Upper => score < static_eval,
-                    Bound::None => false,
-                };
-                if tighter {
-                    score
-                } else {
-                    static_eval
-                }
-            }
+            Some(hit) if !in_check => refined_eval(static_eval, hit.score, hit.bound),
             _ => static_eval,
         };
         self.frame(ply + 1).killers = [Move::NONE; 2];

@@ -71,6 +71,27 @@ pub(super) fn bound_cuts(hit: tt::Hit, ply: usize, alpha: i32, beta: i32) -> boo
     }
 }
 
+/// The table's score where the entry's bound says it is nearer the truth than the static
+/// evaluation `eval`, else `eval`: the better guess of a node's value before searching it.
+/// Mate scores are left out, as a guess they would only mislead the pruning.
+#[inline(always)]
+pub(super) fn refined_eval(eval: i32, tt_score: i32, bound: Bound) -> i32 {
+    if is_mate_score(tt_score) {
+        return eval;
+    }
+    let tighter = match bound {
+        Bound::Exact => true,
+        Bound::Lower => tt_score > eval,
+        Bound::Upper => tt_score < eval,
+        Bound::None => false,
+    };
+    if tighter {
+        tt_score
+    } else {
+        eval
+    }
+}
+
 /// Mate and tablebase scores are stored relative to the node, not the root.
 pub(super) fn score_to_tt(score: i32, ply: usize) -> i32 {
     if score >= TB_WIN_BOUND {
@@ -109,5 +130,20 @@ mod tests {
             assert!(shown(TB_WIN_BOUND - 1) < TB_WIN_SHOWN - MAX_PLY as i32);
         }
         assert!(!is_mate_score(TB_WIN));
+    }
+
+    #[test]
+    fn the_table_refines_the_evaluation_only_where_its_bound_allows() {
+        // A lower bound above the evaluation, an upper bound below it, or an exact score.
+        assert_eq!(refined_eval(10, 50, Bound::Lower), 50);
+        assert_eq!(refined_eval(10, -50, Bound::Upper), -50);
+        assert_eq!(refined_eval(10, -50, Bound::Exact), -50);
+        // A bound on the wrong side of the evaluation says nothing new.
+        assert_eq!(refined_eval(10, -50, Bound::Lower), 10);
+        assert_eq!(refined_eval(10, 50, Bound::Upper), 10);
+        assert_eq!(refined_eval(10, 50, Bound::None), 10);
+        // A mate is no guess of a quiet position's value.
+        assert_eq!(refined_eval(10, MATE - 5, Bound::Exact), 10);
+        assert_eq!(refined_eval(10, -MATE + 5, Bound::Upper), 10);
     }
 }
