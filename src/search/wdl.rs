@@ -14,11 +14,11 @@ use super::score::TB_WIN_BOUND;
 use crate::chess::{Position, Role};
 
 /// Coefficients of `a` and `b`, lowest power first: `c0 + c1·x + c2·x² + c3·x³` with
-/// `x = m / 58`. Fitted by `kestrel wdl-fit --iterations 5000` on 1.72 M positions of
-/// kestrel-8 self-play at 5,000 nodes a move (datagen of 84120af, seed 50001, games 0 to
-/// 28,537; 0.19 M more held out), docs/measurements.md.
-pub const A: [f64; 4] = [669.485, -1577.005, 1583.721, -556.114];
-pub const B: [f64; 4] = [167.35, -87.542, 84.173, -19.21];
+/// `x = m / 58`. Fitted by `kestrel wdl-fit --iterations 5000` on 1.80 M positions of
+/// kestrel-9 self-play at 5,000 nodes a move (datagen of 056b13c, seed 60001, the file's
+/// first 2,000,000 lines; the last 0.20 M of them held out), docs/measurements.md.
+pub const A: [f64; 4] = [649.538, -1415.408, 1347.705, -459.229];
+pub const B: [f64; 4] = [152.402, -44.997, 76.312, -30.808];
 
 /// The material the model reads: pawn 1, knight and bishop 3, rook 5, queen 9, both sides.
 pub fn material(pos: &Position) -> i32 {
