@@ -3,7 +3,7 @@
 
 use super::movepick::{capture_of, Context, MovePicker, Pick};
 use super::params;
-use super::score::{bound_cuts, bound_of, refined_eval, score_from_tt, score_to_tt};
+use super::score::{bound_cuts, bound_of, score_from_tt, score_to_tt};
 use super::see::{see_ge, SEE_VALUE};
 use super::{SearchHook, Worker, INFINITE, MATE, MAX_PLY, NO_EVAL};
 use crate::chess::{Move, Position, Role};
@@ -93,11 +93,6 @@ impl Worker {
                 .filter(|&eval| eval != NO_EVAL)
                 .unwrap_or_else(|| self.evaluator.evaluate(pos, ply));
             stand_pat = self.corrected(pos, raw_eval);
-            // The table's score, where its bound says it is nearer the truth, stands in
-            // for the static evaluation.
-            if let Some(hit) = tt_hit {
-                stand_pat = refined_eval(stand_pat, score_from_tt(hit.score, ply), hit.bound);
-            }
             if stand_pat >= beta {
                 return stand_pat;
             }
