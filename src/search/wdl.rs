@@ -15,10 +15,10 @@ use crate::chess::{Position, Role};
 
 /// Coefficients of `a` and `b`, lowest power first: `c0 + c1·x + c2·x² + c3·x³` with
 /// `x = m / 58`. Fitted by `kestrel wdl-fit --iterations 5000` on 1.80 M positions of
-/// kestrel-9 self-play at 5,000 nodes a move (datagen of 056b13c, seed 60001, the file's
+/// kestrel-10 self-play at 5,000 nodes a move (datagen of 329bbce, seed 70001, the file's
 /// first 2,000,000 lines; the last 0.20 M of them held out), docs/measurements.md.
-pub const A: [f64; 4] = [649.538, -1415.408, 1347.705, -459.229];
-pub const B: [f64; 4] = [152.402, -44.997, 76.312, -30.808];
+pub const A: [f64; 4] = [681.697, -1524.294, 1506.33, -530.077];
+pub const B: [f64; 4] = [129.166, 30.73, 52.081, -47.417];
 
 /// The material the model reads: pawn 1, knight and bishop 3, rook 5, queen 9, both sides.
 pub fn material(pos: &Position) -> i32 {
