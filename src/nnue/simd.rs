@@ -1,7 +1,9 @@
-//! The network's hot loops, written once per instruction set and chosen at run time: AVX2
-//! where the CPU has it, SSE2 on every other x86-64, plain Rust elsewhere. The plain
-//! `cargo build --release` binary thus runs the AVX2 code on an AVX2 machine without a
-//! `-C target-cpu` build; the choice is made once ([`Level::detected`]).
+//! The network's hot loops, written once per instruction set and chosen at run time:
+//! AVX-512 (with its 16-bit integer instructions, AVX-512BW) or AVX2 where the CPU has it,
+//! SSE2 on every other x86-64, plain Rust elsewhere. The plain `cargo build --release`
+//! binary thus runs the widest code the machine has without a `-C target-cpu` build; the
+//! choice is made once ([`Level::detected`]), and the environment variable `KESTREL_SIMD`
+//! (`portable`, `sse2`, `avx2`, `avx512`) can cap it, to compare the paths on one machine.
 //!
 //! Every path computes the same integers: i16 additions wrap, products and sums are those
 //! of the portable code (tests compare them on random nets).
@@ -16,37 +18,54 @@ pub enum Level {
     Sse2,
     #[cfg(target_arch = "x86_64")]
     Avx2,
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
 }
 
 impl Level {
-    /// The best this CPU runs, found on the first call.
+    /// The best this CPU runs, found on the first call; no higher than `KESTREL_SIMD`
+    /// names, where it names a level.
     pub fn detected() -> Level {
         static DETECTED: std::sync::OnceLock<Level> = std::sync::OnceLock::new();
         *DETECTED.get_or_init(|| {
-            #[cfg(target_arch = "x86_64")]
-            {
-                if is_x86_feature_detected!("avx2") {
-                    return Level::Avx2;
-                }
-                // SSE2 is part of x86-64 itself.
-                Level::Sse2
+            let supported = Level::supported();
+            let best = *supported.last().expect("the portable level always runs");
+            let cap = std::env::var("KESTREL_SIMD").ok();
+            match cap.and_then(|name| supported.into_iter().find(|l| l.key() == name)) {
+                Some(capped) => capped,
+                None => best,
             }
-            #[cfg(not(target_arch = "x86_64"))]
-            Level::Portable
         })
     }
 
-    /// Every level this CPU runs, the portable one first.
+    /// Every level this CPU runs, the portable one first, each wider than the one before.
     pub fn supported() -> Vec<Level> {
         let mut levels = vec![Level::Portable];
         #[cfg(target_arch = "x86_64")]
         {
+            // SSE2 is part of x86-64 itself.
             levels.push(Level::Sse2);
             if is_x86_feature_detected!("avx2") {
                 levels.push(Level::Avx2);
+                if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw") {
+                    levels.push(Level::Avx512);
+                }
             }
         }
         levels
+    }
+
+    /// The level's name in `KESTREL_SIMD`.
+    fn key(self) -> &'static str {
+        match self {
+            Level::Portable => "portable",
+            #[cfg(target_arch = "x86_64")]
+            Level::Sse2 => "sse2",
+            #[cfg(target_arch = "x86_64")]
+            Level::Avx2 => "avx2",
+            #[cfg(target_arch = "x86_64")]
+            Level::Avx512 => "avx512",
+        }
     }
 
     pub fn name(self) -> &'static str {
@@ -56,6 +75,8 @@ impl Level {
             Level::Sse2 => "SSE2",
             #[cfg(target_arch = "x86_64")]
             Level::Avx2 => "AVX2",
+            #[cfg(target_arch = "x86_64")]
+            Level::Avx512 => "AVX-512",
         }
     }
 }
@@ -72,14 +93,14 @@ pub fn update(
     dst: &mut [i16],
     src: &[i16],
     weights: &[i16],
-    adds: &[usize],
-    subs: &[usize],
+    adds: &[u16],
+    subs: &[u16],
 ) {
     let n = dst.len();
     assert!(n.is_multiple_of(LANES) && src.len() == n);
     // The kernels read columns without bounds checks: every one must be inside `weights`.
     let columns = weights.len() / n;
-    assert!(adds.iter().chain(subs).all(|&f| f < columns));
+    assert!(adds.iter().chain(subs).all(|&f| usize::from(f) < columns));
     match level {
         Level::Portable => update_portable(dst, src, weights, adds, subs),
         // SAFETY: the lengths and column indices were checked above; the level is one the
@@ -89,18 +110,28 @@ pub fn update(
         // SAFETY: as for SSE2.
         #[cfg(target_arch = "x86_64")]
         Level::Avx2 => unsafe { x86::update_avx2(dst, src, weights, adds, subs) },
+        // SAFETY: as for SSE2. A length that is not a whole number of 512-bit blocks takes
+        // the AVX2 path, which the CPU also runs.
+        #[cfg(target_arch = "x86_64")]
+        Level::Avx512 => unsafe {
+            if n.is_multiple_of(2 * LANES) {
+                x86::update_avx512(dst, src, weights, adds, subs)
+            } else {
+                x86::update_avx2(dst, src, weights, adds, subs)
+            }
+        },
     }
 }
 
-fn update_portable(dst: &mut [i16], src: &[i16], weights: &[i16], adds: &[usize], subs: &[usize]) {
+fn update_portable(dst: &mut [i16], src: &[i16], weights: &[i16], adds: &[u16], subs: &[u16]) {
     let n = dst.len();
     dst.copy_from_slice(src);
-    for &f in adds {
+    for f in adds.iter().map(|&f| usize::from(f)) {
         for (d, &w) in dst.iter_mut().zip(&weights[f * n..(f + 1) * n]) {
             *d = d.wrapping_add(w);
         }
     }
-    for &f in subs {
+    for f in subs.iter().map(|&f| usize::from(f)) {
         for (d, &w) in dst.iter_mut().zip(&weights[f * n..(f + 1) * n]) {
             *d = d.wrapping_sub(w);
         }
@@ -140,6 +171,15 @@ pub fn output(
         // SAFETY: as for SSE2.
         #[cfg(target_arch = "x86_64")]
         Level::Avx2 => unsafe { x86::output_avx2(activation, qa, us, them, weights) },
+        // SAFETY: as for the update.
+        #[cfg(target_arch = "x86_64")]
+        Level::Avx512 => unsafe {
+            if n.is_multiple_of(2 * LANES) {
+                x86::output_avx512(activation, qa, us, them, weights)
+            } else {
+                x86::output_avx2(activation, qa, us, them, weights)
+            }
+        },
     }
 }
 
@@ -167,121 +207,125 @@ mod x86 {
     use super::super::format::Activation;
     use std::arch::x86_64::*;
 
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn update_avx2(
-        dst: &mut [i16],
-        src: &[i16],
-        weights: &[i16],
-        adds: &[usize],
-        subs: &[usize],
-    ) {
-        let n = dst.len();
-        let w = weights.as_ptr();
-        let mut i = 0;
-        while i < n {
-            let mut v = _mm256_loadu_si256(src.as_ptr().add(i) as *const __m256i);
-            for &f in adds {
-                let c = _mm256_loadu_si256(w.add(f * n + i) as *const __m256i);
-                v = _mm256_add_epi16(v, c);
+    /// The update and output kernels of one vector width, written once: the feature list
+    /// the functions are compiled for, the vector type and its i16 lanes, and the
+    /// intrinsics (load, store, add, sub, zero, splat, max, min, mullo, madd, add32).
+    macro_rules! kernels {
+        ($update:ident, $output:ident, $features:literal, $vec:ty, $lanes:literal,
+         $load:ident, $store:ident, $add:ident, $sub:ident, $zero:ident, $splat:ident,
+         $max:ident, $min:ident, $mullo:ident, $madd:ident, $add32:ident) => {
+            #[target_feature(enable = $features)]
+            pub(super) unsafe fn $update(
+                dst: &mut [i16],
+                src: &[i16],
+                weights: &[i16],
+                adds: &[u16],
+                subs: &[u16],
+            ) {
+                let n = dst.len();
+                let w = weights.as_ptr();
+                let mut i = 0;
+                while i < n {
+                    let mut v = $load(src.as_ptr().add(i) as *const $vec);
+                    for f in adds.iter().map(|&f| usize::from(f)) {
+                        v = $add(v, $load(w.add(f * n + i) as *const $vec));
+                    }
+                    for f in subs.iter().map(|&f| usize::from(f)) {
+                        v = $sub(v, $load(w.add(f * n + i) as *const $vec));
+                    }
+                    $store(dst.as_mut_ptr().add(i) as *mut $vec, v);
+                    i += $lanes;
+                }
             }
-            for &f in subs {
-                let c = _mm256_loadu_si256(w.add(f * n + i) as *const __m256i);
-                v = _mm256_sub_epi16(v, c);
+
+            #[target_feature(enable = $features)]
+            pub(super) unsafe fn $output(
+                activation: Activation,
+                qa: i16,
+                us: &[i16],
+                them: &[i16],
+                weights: &[i16],
+            ) -> i64 {
+                let n = us.len();
+                let zero = $zero();
+                let top = $splat(qa);
+                let mut sum = $zero();
+                for (half, values) in [us, them].into_iter().enumerate() {
+                    let w = weights.as_ptr().add(half * n);
+                    let mut i = 0;
+                    while i < n {
+                        let x = $load(values.as_ptr().add(i) as *const $vec);
+                        let v = $min($max(x, zero), top);
+                        let wv = $load(w.add(i) as *const $vec);
+                        let products = match activation {
+                            Activation::CReLU => $madd(v, wv),
+                            Activation::SCReLU => $madd($mullo(v, wv), v),
+                        };
+                        sum = $add32(sum, products);
+                        i += $lanes;
+                    }
+                }
+                let mut lanes = [0i32; $lanes / 2];
+                $store(lanes.as_mut_ptr() as *mut $vec, sum);
+                lanes.iter().map(|&l| l as i64).sum()
             }
-            _mm256_storeu_si256(dst.as_mut_ptr().add(i) as *mut __m256i, v);
-            i += 16;
-        }
+        };
     }
 
-    #[target_feature(enable = "sse2")]
-    pub(super) unsafe fn update_sse2(
-        dst: &mut [i16],
-        src: &[i16],
-        weights: &[i16],
-        adds: &[usize],
-        subs: &[usize],
-    ) {
-        let n = dst.len();
-        let w = weights.as_ptr();
-        let mut i = 0;
-        while i < n {
-            let mut v = _mm_loadu_si128(src.as_ptr().add(i) as *const __m128i);
-            for &f in adds {
-                let c = _mm_loadu_si128(w.add(f * n + i) as *const __m128i);
-                v = _mm_add_epi16(v, c);
-            }
-            for &f in subs {
-                let c = _mm_loadu_si128(w.add(f * n + i) as *const __m128i);
-                v = _mm_sub_epi16(v, c);
-            }
-            _mm_storeu_si128(dst.as_mut_ptr().add(i) as *mut __m128i, v);
-            i += 8;
-        }
-    }
-
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn output_avx2(
-        activation: Activation,
-        qa: i16,
-        us: &[i16],
-        them: &[i16],
-        weights: &[i16],
-    ) -> i64 {
-        let n = us.len();
-        let zero = _mm256_setzero_si256();
-        let top = _mm256_set1_epi16(qa);
-        let mut sum = _mm256_setzero_si256();
-        for (half, values) in [us, them].into_iter().enumerate() {
-            let w = weights.as_ptr().add(half * n);
-            let mut i = 0;
-            while i < n {
-                let x = _mm256_loadu_si256(values.as_ptr().add(i) as *const __m256i);
-                let v = _mm256_min_epi16(_mm256_max_epi16(x, zero), top);
-                let wv = _mm256_loadu_si256(w.add(i) as *const __m256i);
-                let products = match activation {
-                    Activation::CReLU => _mm256_madd_epi16(v, wv),
-                    Activation::SCReLU => _mm256_madd_epi16(_mm256_mullo_epi16(v, wv), v),
-                };
-                sum = _mm256_add_epi32(sum, products);
-                i += 16;
-            }
-        }
-        let mut lanes = [0i32; 8];
-        _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, sum);
-        lanes.iter().map(|&l| l as i64).sum()
-    }
-
-    #[target_feature(enable = "sse2")]
-    pub(super) unsafe fn output_sse2(
-        activation: Activation,
-        qa: i16,
-        us: &[i16],
-        them: &[i16],
-        weights: &[i16],
-    ) -> i64 {
-        let n = us.len();
-        let zero = _mm_setzero_si128();
-        let top = _mm_set1_epi16(qa);
-        let mut sum = _mm_setzero_si128();
-        for (half, values) in [us, them].into_iter().enumerate() {
-            let w = weights.as_ptr().add(half * n);
-            let mut i = 0;
-            while i < n {
-                let x = _mm_loadu_si128(values.as_ptr().add(i) as *const __m128i);
-                let v = _mm_min_epi16(_mm_max_epi16(x, zero), top);
-                let wv = _mm_loadu_si128(w.add(i) as *const __m128i);
-                let products = match activation {
-                    Activation::CReLU => _mm_madd_epi16(v, wv),
-                    Activation::SCReLU => _mm_madd_epi16(_mm_mullo_epi16(v, wv), v),
-                };
-                sum = _mm_add_epi32(sum, products);
-                i += 8;
-            }
-        }
-        let mut lanes = [0i32; 4];
-        _mm_storeu_si128(lanes.as_mut_ptr() as *mut __m128i, sum);
-        lanes.iter().map(|&l| l as i64).sum()
-    }
+    kernels!(
+        update_avx512,
+        output_avx512,
+        "avx512f,avx512bw",
+        __m512i,
+        32,
+        _mm512_loadu_si512,
+        _mm512_storeu_si512,
+        _mm512_add_epi16,
+        _mm512_sub_epi16,
+        _mm512_setzero_si512,
+        _mm512_set1_epi16,
+        _mm512_max_epi16,
+        _mm512_min_epi16,
+        _mm512_mullo_epi16,
+        _mm512_madd_epi16,
+        _mm512_add_epi32
+    );
+    kernels!(
+        update_avx2,
+        output_avx2,
+        "avx2",
+        __m256i,
+        16,
+        _mm256_loadu_si256,
+        _mm256_storeu_si256,
+        _mm256_add_epi16,
+        _mm256_sub_epi16,
+        _mm256_setzero_si256,
+        _mm256_set1_epi16,
+        _mm256_max_epi16,
+        _mm256_min_epi16,
+        _mm256_mullo_epi16,
+        _mm256_madd_epi16,
+        _mm256_add_epi32
+    );
+    kernels!(
+        update_sse2,
+        output_sse2,
+        "sse2",
+        __m128i,
+        8,
+        _mm_loadu_si128,
+        _mm_storeu_si128,
+        _mm_add_epi16,
+        _mm_sub_epi16,
+        _mm_setzero_si128,
+        _mm_set1_epi16,
+        _mm_max_epi16,
+        _mm_min_epi16,
+        _mm_mullo_epi16,
+        _mm_madd_epi16,
+        _mm_add_epi32
+    );
 }
 
 #[cfg(test)]
@@ -302,8 +346,8 @@ mod tests {
             let weights = random(&mut rng, 768 * n, i16::MAX);
             for trial in 0..50 {
                 let src = random(&mut rng, n, i16::MAX);
-                let adds: Vec<usize> = (0..trial % 5).map(|_| rng.below(768) as usize).collect();
-                let subs: Vec<usize> = (0..trial % 4).map(|_| rng.below(768) as usize).collect();
+                let adds: Vec<u16> = (0..trial % 5).map(|_| rng.below(768) as u16).collect();
+                let subs: Vec<u16> = (0..trial % 4).map(|_| rng.below(768) as u16).collect();
                 let mut expected = vec![0; n];
                 update(Level::Portable, &mut expected, &src, &weights, &adds, &subs);
                 for level in Level::supported() {
@@ -353,9 +397,8 @@ mod tests {
     #[test]
     fn the_detected_level_is_supported() {
         assert!(Level::supported().contains(&Level::detected()));
-        #[cfg(target_arch = "x86_64")]
-        if is_x86_feature_detected!("avx2") {
-            assert_eq!(Level::detected(), Level::Avx2);
+        if std::env::var_os("KESTREL_SIMD").is_none() {
+            assert_eq!(Some(&Level::detected()), Level::supported().last());
         }
     }
 }

@@ -11,6 +11,7 @@ use super::history::{History, PieceTo};
 use super::see::{see_ge, SEE_VALUE};
 use crate::chess::moves::MAX_MOVES;
 use crate::chess::{Move, MoveList, Piece, Position, Role};
+use std::mem::MaybeUninit;
 
 /// Ordering score bands: each kind of move sorts ahead of the next.
 pub const ORDER_TT: i32 = 1 << 30;
@@ -40,17 +41,46 @@ pub struct Context {
     pub earlier: [Option<PieceTo>; 2],
 }
 
+/// Ordering scores, one per move of a list, each written before it is read. Not zeroed: a
+/// picker is made at every node (the quiescence search's too), and clearing two kilobytes
+/// of scores there cost more than scoring the few moves most nodes have.
+struct Scores {
+    values: [MaybeUninit<i32>; MAX_MOVES],
+    len: usize,
+}
+
+impl Scores {
+    fn new() -> Scores {
+        Scores {
+            values: [MaybeUninit::uninit(); MAX_MOVES],
+            len: 0,
+        }
+    }
+
+    fn push(&mut self, score: i32) {
+        self.values[self.len].write(score);
+        self.len += 1;
+    }
+
+    /// The scores written so far.
+    fn as_mut_slice(&mut self) -> &mut [i32] {
+        // SAFETY: the first `len` values were written by `push`; `MaybeUninit<i32>` has the
+        // layout of `i32`.
+        unsafe { std::slice::from_raw_parts_mut(self.values.as_mut_ptr().cast(), self.len) }
+    }
+}
+
 pub struct MovePicker {
     stage: Stage,
     ctx: Context,
     noisy: MoveList,
-    noisy_scores: [i32; MAX_MOVES],
+    noisy_scores: Scores,
     noisy_next: usize,
     /// Noisy moves that lose material (or under-promote): they wait for the end.
     bad: MoveList,
     bad_next: usize,
     quiets: Option<MoveList>,
-    quiet_scores: [i32; MAX_MOVES],
+    quiet_scores: Scores,
     quiet_next: usize,
     /// Skip quiet moves (quiescence, or the search decided the rest are futile).
     skip_quiets: bool,
@@ -67,9 +97,9 @@ impl MovePicker {
     /// All legal moves of `pos`, or with `noisy_only` its captures and promotions.
     pub fn new(pos: &Position, history: &History, ctx: Context, noisy_only: bool) -> MovePicker {
         let noisy = pos.noisy_moves();
-        let mut noisy_scores = [0i32; MAX_MOVES];
-        for (i, &mv) in noisy.iter().enumerate() {
-            noisy_scores[i] = noisy_score(pos, history, mv);
+        let mut noisy_scores = Scores::new();
+        for &mv in noisy.iter() {
+            noisy_scores.push(noisy_score(pos, history, mv));
         }
         MovePicker {
             stage: Stage::HashMove,
@@ -80,7 +110,7 @@ impl MovePicker {
             bad: MoveList::new(),
             bad_next: 0,
             quiets: None,
-            quiet_scores: [0; MAX_MOVES],
+            quiet_scores: Scores::new(),
             quiet_next: 0,
             skip_quiets: noisy_only,
         }
@@ -111,7 +141,7 @@ impl MovePicker {
                     }
                     let legal = if let Some(i) = self.noisy.iter().position(|&m| m == tt) {
                         // Already given: take it out of the capture stages.
-                        self.noisy_scores[i] = i32::MIN;
+                        self.noisy_scores.as_mut_slice()[i] = i32::MIN;
                         true
                     } else {
                         !self.skip_quiets && self.quiet_list(pos).contains(tt)
@@ -126,9 +156,10 @@ impl MovePicker {
                 Stage::GoodNoisy => {
                     while self.noisy_next < self.noisy.len() {
                         let i = self.noisy_next;
-                        select(&mut self.noisy, &mut self.noisy_scores, i);
+                        let scores = self.noisy_scores.as_mut_slice();
+                        select(&mut self.noisy, scores, i);
                         self.noisy_next += 1;
-                        let (mv, score) = (self.noisy[i], self.noisy_scores[i]);
+                        let (mv, score) = (self.noisy[i], scores[i]);
                         if score == i32::MIN {
                             continue;
                         }
@@ -186,16 +217,17 @@ impl MovePicker {
                         self.score_quiets(pos, history);
                     }
                     let quiets = self.quiets.as_mut().expect("generated");
+                    let scores = self.quiet_scores.as_mut_slice();
                     while self.quiet_next < quiets.len() {
                         let i = self.quiet_next;
-                        select(quiets, &mut self.quiet_scores, i);
+                        select(quiets, scores, i);
                         self.quiet_next += 1;
-                        if self.quiet_scores[i] == i32::MIN {
+                        if scores[i] == i32::MIN {
                             continue;
                         }
                         return Some(Pick {
                             mv: quiets[i],
-                            score: self.quiet_scores[i],
+                            score: scores[i],
                         });
                     }
                     self.stage = Stage::BadNoisy;
@@ -227,12 +259,12 @@ impl MovePicker {
             self.ctx.killers[1],
             self.ctx.counter,
         ];
-        for (i, &mv) in quiets.iter().enumerate() {
-            self.quiet_scores[i] = if given.contains(&mv) {
+        for &mv in quiets.iter() {
+            self.quiet_scores.push(if given.contains(&mv) {
                 i32::MIN
             } else {
                 quiet_score(pos, history, us, mv, self.ctx.earlier)
-            };
+            });
         }
     }
 }
