@@ -42,8 +42,8 @@ pub struct Context {
 }
 
 /// Ordering scores, one per move of a list, each written before it is read. Not zeroed: a
-/// picker is made at every node (the quiescence search's too), and clearing two kilobytes
-/// of scores there cost more than scoring the few moves most nodes have.
+/// picker is made at every node (the quiescence search's too), and most nodes score a few
+/// moves, not the 256 an array has room for.
 struct Scores {
     values: [MaybeUninit<i32>; MAX_MOVES],
     len: usize,
