@@ -104,6 +104,9 @@ impl Worker {
             tt_move,
             killers: [Move::NONE; 2],
             counter: Move::NONE,
+            // Past the first quiescence ply these frames hold moves of an earlier line (the
+            // quiescence search does not record its own): recording them measured no gain
+            // (docs/measurements.md, ideas not kept).
             earlier: self.earlier_moves(ply),
         };
         let mut picker = MovePicker::new(pos, &self.history, context, !in_check);
