@@ -139,8 +139,11 @@ impl MoveList {
     #[inline(always)]
     pub fn new() -> MoveList {
         // Left uninitialised: filling 512 bytes per node costs more than generating moves.
+        // Made as one uninitialised array, not an array of uninitialised moves: from the
+        // latter LLVM merged the (undefined) moves with `len = 0` into one 520-byte memset.
         MoveList {
-            moves: [MaybeUninit::uninit(); MAX_MOVES],
+            // SAFETY: an array of `MaybeUninit` needs no initialisation.
+            moves: unsafe { MaybeUninit::<[MaybeUninit<Move>; MAX_MOVES]>::uninit().assume_init() },
             len: 0,
         }
     }

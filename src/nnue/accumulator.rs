@@ -32,6 +32,13 @@ pub fn placement(pos: &Position) -> Placement {
     pieces
 }
 
+/// Whether two placements are the same, compared word by word: the derived comparison
+/// called `memcmp` at every node.
+#[inline(always)]
+fn same_placement(a: &Placement, b: &Placement) -> bool {
+    a.iter().zip(b).fold(0, |differ, (x, y)| differ | (x ^ y)) == 0
+}
+
 /// Where `color`'s king stands in `pieces`.
 #[inline(always)]
 fn king_square(pieces: &Placement, color: Color) -> Square {
@@ -69,6 +76,17 @@ impl Changes {
     #[inline]
     fn between(before: &Placement, after: &Placement, views: [KingView; 2]) -> Option<Changes> {
         let mut changes = Changes::default();
+        changes.fill(before, after, views).then_some(changes)
+    }
+
+    /// `between`, written into `self` (whose lists need not be cleared): false if the
+    /// placements differ by more than `MAX_CHANGES` either way. Every evaluated node makes
+    /// one, and returning it by value copied and zeroed its 272 bytes each time.
+    #[inline]
+    fn fill(&mut self, before: &Placement, after: &Placement, views: [KingView; 2]) -> bool {
+        let changes = self;
+        changes.added = 0;
+        changes.removed = 0;
         for (kind, (&old, &new)) in before.iter().zip(after).enumerate() {
             let changed = old ^ new;
             if changed == 0 {
@@ -87,7 +105,7 @@ impl Changes {
                         &mut changes.removed
                     };
                     if *count == MAX_CHANGES {
-                        return None;
+                        return false;
                     }
                     for view in Color::ALL {
                         let feature =
@@ -103,7 +121,7 @@ impl Changes {
                 }
             }
         }
-        Some(changes)
+        true
     }
 }
 
@@ -129,6 +147,9 @@ pub struct AccumulatorStack {
     cache_placements: Vec<Placement>,
     /// Whether the entry holds an accumulator of the net in use.
     cache_valid: Vec<bool>,
+    /// The changes of the last update, kept here so that an update neither zeroes nor
+    /// copies them.
+    changes: Box<Changes>,
 }
 
 impl AccumulatorStack {
@@ -146,6 +167,7 @@ impl AccumulatorStack {
             cache: AlignedI16::zeroed(0),
             cache_placements: Vec::new(),
             cache_valid: Vec::new(),
+            changes: Box::default(),
         }
     }
 
@@ -157,6 +179,12 @@ impl AccumulatorStack {
     #[inline(always)]
     pub fn placement(&self, ply: usize) -> &Placement {
         &self.placements[ply]
+    }
+
+    /// Whether the placement set at `ply` is that of `pos`.
+    #[inline(always)]
+    pub fn holds(&self, ply: usize, pos: &Position) -> bool {
+        same_placement(&self.placements[ply], &placement(pos))
     }
 
     /// Forgets every accumulator: the next evaluation refreshes from scratch (a new search,
@@ -171,7 +199,7 @@ impl AccumulatorStack {
     #[inline]
     pub fn set(&mut self, ply: usize, pos: &Position, net: &Network) {
         let pieces = placement(pos);
-        if self.placements[ply] != pieces {
+        if !same_placement(&self.placements[ply], &pieces) {
             self.placements[ply] = pieces;
             self.computed[ply] = false;
         }
@@ -265,14 +293,16 @@ impl AccumulatorStack {
         let views = king_views(net, &self.placements[ply]);
         let parent_views = king_views(net, &self.placements[ply - 1]);
         let stale = [views[0] != parent_views[0], views[1] != parent_views[1]];
-        let Some(changes) =
-            Changes::between(&self.placements[ply - 1], &self.placements[ply], views)
-        else {
+        if !self
+            .changes
+            .fill(&self.placements[ply - 1], &self.placements[ply], views)
+        {
             return self.refresh(net, ply);
-        };
+        }
         if stale[0] || stale[1] {
             self.refresh_views(net, ply, stale);
         }
+        let changes = &*self.changes;
         let n = self.hidden;
         let (below, here) = self.values.as_mut_slice().split_at_mut(ply * 2 * n);
         let parent = &below[(ply - 1) * 2 * n..];

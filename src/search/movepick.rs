@@ -22,6 +22,8 @@ pub const ORDER_BAD_NOISY: i32 = -(1 << 28);
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 enum Stage {
+    /// Generate and score the noisy moves (the hash move's stage looks for it among them).
+    Generate,
     HashMove,
     GoodNoisy,
     Killer1,
@@ -52,7 +54,9 @@ struct Scores {
 impl Scores {
     fn new() -> Scores {
         Scores {
-            values: [MaybeUninit::uninit(); MAX_MOVES],
+            // SAFETY: an array of `MaybeUninit` needs no initialisation (made whole, so that
+            // no memset of the array is merged with `len = 0`, as with `MoveList::new`).
+            values: unsafe { MaybeUninit::<[MaybeUninit<i32>; MAX_MOVES]>::uninit().assume_init() },
             len: 0,
         }
     }
@@ -79,7 +83,9 @@ pub struct MovePicker {
     /// Noisy moves that lose material (or under-promote): they wait for the end.
     bad: MoveList,
     bad_next: usize,
-    quiets: Option<MoveList>,
+    /// Generated when a stage first needs them (`quiet_list`).
+    quiets: MoveList,
+    quiets_generated: bool,
     quiet_scores: Scores,
     quiet_next: usize,
     /// Skip quiet moves (quiescence, or the search decided the rest are futile).
@@ -94,22 +100,25 @@ pub struct Pick {
 }
 
 impl MovePicker {
-    /// All legal moves of `pos`, or with `noisy_only` its captures and promotions.
-    pub fn new(pos: &Position, history: &History, ctx: Context, noisy_only: bool) -> MovePicker {
-        let noisy = pos.noisy_moves();
-        let mut noisy_scores = Scores::new();
-        for &mv in noisy.iter() {
-            noisy_scores.push(noisy_score(pos, history, mv));
-        }
+    /// All legal moves of the position later passed to `next`, or with `noisy_only` its
+    /// captures and promotions.
+    ///
+    /// A picker (3.6 kB) is made at every node. Nothing is generated here, so that the
+    /// picker is laid out where the caller keeps it: one that generated its captures while
+    /// being made was copied out whole, and a generated list moved into it copied half a
+    /// kilobyte. The first `next` generates them in place.
+    #[inline(always)]
+    pub fn new(ctx: Context, noisy_only: bool) -> MovePicker {
         MovePicker {
-            stage: Stage::HashMove,
+            stage: Stage::Generate,
             ctx,
-            noisy,
-            noisy_scores,
+            noisy: MoveList::new(),
+            noisy_scores: Scores::new(),
             noisy_next: 0,
             bad: MoveList::new(),
             bad_next: 0,
-            quiets: None,
+            quiets: MoveList::new(),
+            quiets_generated: false,
             quiet_scores: Scores::new(),
             quiet_next: 0,
             skip_quiets: noisy_only,
@@ -122,7 +131,11 @@ impl MovePicker {
     }
 
     fn quiet_list(&mut self, pos: &Position) -> &MoveList {
-        self.quiets.get_or_insert_with(|| pos.quiet_moves())
+        if !self.quiets_generated {
+            pos.generate::<_, false, true>(&mut self.quiets);
+            self.quiets_generated = true;
+        }
+        &self.quiets
     }
 
     /// Whether `mv` is a legal quiet move here that no earlier stage has given.
@@ -133,6 +146,13 @@ impl MovePicker {
     pub fn next(&mut self, pos: &Position, history: &History) -> Option<Pick> {
         loop {
             match self.stage {
+                Stage::Generate => {
+                    self.stage = Stage::HashMove;
+                    pos.generate::<_, true, false>(&mut self.noisy);
+                    for &mv in self.noisy.iter() {
+                        self.noisy_scores.push(noisy_score(pos, history, mv));
+                    }
+                }
                 Stage::HashMove => {
                     self.stage = Stage::GoodNoisy;
                     let tt = self.ctx.tt_move;
@@ -216,7 +236,7 @@ impl MovePicker {
                     if self.quiet_next == 0 {
                         self.score_quiets(pos, history);
                     }
-                    let quiets = self.quiets.as_mut().expect("generated");
+                    let quiets = &mut self.quiets;
                     let scores = self.quiet_scores.as_mut_slice();
                     while self.quiet_next < quiets.len() {
                         let i = self.quiet_next;
@@ -251,7 +271,7 @@ impl MovePicker {
     /// Scores every quiet move; those an earlier stage gave are marked to be passed over.
     fn score_quiets(&mut self, pos: &Position, history: &History) {
         self.quiet_list(pos);
-        let quiets = self.quiets.as_ref().expect("generated");
+        let quiets = &self.quiets;
         let us = pos.side_to_move().index();
         let given = [
             self.ctx.tt_move,
@@ -392,7 +412,7 @@ mod tests {
                     counter,
                     earlier: [None, None],
                 };
-                let mut picker = MovePicker::new(&pos, &history, ctx, false);
+                let mut picker = MovePicker::new(ctx, false);
                 let mut seen = Vec::new();
                 while let Some(p) = picker.next(&pos, &history) {
                     seen.push(p.mv);
@@ -409,7 +429,7 @@ mod tests {
                     counter,
                     earlier: [None, None],
                 };
-                let mut picker = MovePicker::new(&pos, &history, ctx, true);
+                let mut picker = MovePicker::new(ctx, true);
                 let mut seen = HashSet::new();
                 while let Some(p) = picker.next(&pos, &history) {
                     assert!(seen.insert(p.mv));

@@ -314,7 +314,7 @@ impl Worker {
         }
 
         let earlier = self.earlier_moves(node.ply);
-        let mut picker = self.move_picker(pos, &node, tt_move, earlier);
+        let mut picker = self.move_picker(&node, tt_move, earlier);
 
         let original_alpha = node.alpha;
         let mut moves = MoveLoop::new();
@@ -563,16 +563,8 @@ impl Worker {
     /// The move picker for a node: the hash move, then captures, killers and the
     /// countermove, then the quiet moves by history.
     #[inline(always)]
-    fn move_picker(
-        &self,
-        pos: &Position,
-        node: &Node,
-        tt_move: Move,
-        earlier: [Option<PieceTo>; 2],
-    ) -> MovePicker {
+    fn move_picker(&self, node: &Node, tt_move: Move, earlier: [Option<PieceTo>; 2]) -> MovePicker {
         MovePicker::new(
-            pos,
-            &self.history,
             Context {
                 tt_move,
                 killers: self.frames[node.ply + FRAME_OFFSET].killers,
@@ -717,8 +709,9 @@ impl Worker {
         hook: &mut dyn SearchHook,
     ) -> i32 {
         let (alpha, beta, ply) = (node.alpha, node.beta, node.ply);
+        // The entry's memory is fetched while the move is made.
+        self.tt.prefetch(pos.key_after(this.mv));
         let child = pos.after(this.mv);
-        self.tt.prefetch(child.key());
         self.frame(ply).moved = Some(piece_to(pos, this.mv));
         self.frame(ply).moved_quiet = this.quiet;
         let new_depth = node.depth - 1 + this.extension;

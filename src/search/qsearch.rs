@@ -109,7 +109,7 @@ impl Worker {
             // (docs/measurements.md, ideas not kept).
             earlier: self.earlier_moves(ply),
         };
-        let mut picker = MovePicker::new(pos, &self.history, context, !in_check);
+        let mut picker = MovePicker::new(context, !in_check);
         let original_alpha = alpha;
         let mut best = QuiescenceBest {
             score: best_score,
@@ -183,8 +183,8 @@ impl Worker {
         best: &mut QuiescenceBest,
         hook: &mut dyn SearchHook,
     ) -> bool {
+        self.tt.prefetch(pos.key_after(mv));
         let child = pos.after(mv);
-        self.tt.prefetch(child.key());
         let score = -self.quiescence(&child, -beta, -best.alpha, ply + 1, false, hook);
         if self.stopped {
             return true;

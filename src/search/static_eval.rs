@@ -4,7 +4,6 @@
 use super::MAX_PLY;
 use crate::chess::Position;
 use crate::eval::Evaluator;
-use crate::nnue::accumulator::placement;
 use crate::nnue::{AccumulatorStack, Network};
 use std::sync::Arc;
 
@@ -83,7 +82,7 @@ impl StaticEval {
             None => self.classical.evaluate(pos),
             Some(_) if pos.is_insufficient_material() => 0,
             Some((net, stack)) => {
-                if *stack.placement(ply) != placement(pos) {
+                if !stack.holds(ply, pos) {
                     self.unentered += 1;
                     stack.set(ply, pos, net);
                 }

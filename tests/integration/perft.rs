@@ -238,3 +238,41 @@ fn fen_round_trips_on_every_position() {
         }
     }
 }
+
+/// Every position three plies deep from the classic suite's and Chess960's positions (castles
+/// both ways, en passant, promotions, rights lost by captures on rook squares): the key a move
+/// is predicted to give, for prefetching the hash table, is the key of the position it makes,
+/// except where the move leaves an en passant capture (that square's key is left out).
+#[test]
+fn the_predicted_key_after_a_move_is_the_key_it_makes() {
+    fn walk(pos: &Position, depth: u32, seen: &mut [u64; 5], failures: &mut Vec<String>) {
+        for &mv in pos.legal_moves().iter() {
+            let child = pos.after(mv);
+            if child.ep_square().is_none() && pos.key_after(mv) != child.key() {
+                failures.push(format!("{} {mv:?}", pos.to_fen()));
+            }
+            seen[0] += 1;
+            seen[1] += mv.is_castle() as u64;
+            seen[2] += mv.is_en_passant() as u64;
+            seen[3] += mv.is_promotion() as u64;
+            seen[4] += (child.castling() != pos.castling()) as u64;
+            if depth > 1 {
+                walk(&child, depth - 1, seen, failures);
+            }
+        }
+    }
+    let mut seen = [0u64; 5];
+    let mut failures = Vec::new();
+    for case in load("perft.epd").iter().chain(&load("perft960.epd")[..60]) {
+        let pos = Position::from_fen(&case.fen).unwrap();
+        walk(&pos, 3, &mut seen, &mut failures);
+    }
+    let first = &failures[..3.min(failures.len())];
+    assert!(
+        failures.is_empty(),
+        "{} wrong, e.g. {first:?}",
+        failures.len()
+    );
+    // Each kind of move that changes the key in its own way was checked many times.
+    assert!(seen.iter().all(|&n| n > 100), "{seen:?}");
+}
