@@ -60,7 +60,7 @@ const MAX_CHANGES: usize = 32;
 const _: () = assert!(MAX_KING_BUCKETS * INPUTS <= 1 << 16);
 
 /// Feature columns to add and to remove for each view. Columns are 16-bit (a net has at
-/// most 16 × 768 inputs): the lists are made and copied at every evaluated node, and four
+/// most 16 × 768 inputs): an update fills the lists at every evaluated node, and four
 /// times smaller than `usize`s they cost a few stores rather than a kilobyte.
 #[derive(Default)]
 struct Changes {
@@ -173,12 +173,6 @@ impl AccumulatorStack {
 
     pub fn hidden(&self) -> usize {
         self.hidden
-    }
-
-    /// The placement last set at `ply`.
-    #[inline(always)]
-    pub fn placement(&self, ply: usize) -> &Placement {
-        &self.placements[ply]
     }
 
     /// Whether the placement set at `ply` is that of `pos`.
