@@ -8,7 +8,7 @@
 //! early (`PACED_SHARE` of the time the clock would give), the input being read as during
 //! the search meanwhile.
 
-use super::time::{SearchClock, TimeLimits};
+use super::time::{self, SearchClock, TimeLimits};
 use super::Engine;
 use crate::chess::{Move, Position};
 use crate::search::strength::Strength;
@@ -296,7 +296,8 @@ impl<F: Front> SearchHook for Hook<'_, F> {
         }
         // The clock follows the best line only: the others are no candidate to play.
         if let Some(best) = info.pv.first().filter(|_| info.line == 1) {
-            self.search.clock.note_best(best.bits(), info.score);
+            let share = time::best_move_share(info.depth, info.best_move_nodes, info.nodes);
+            self.search.clock.note_best(best.bits(), info.score, share);
             self.search.has_move = true;
         }
         self.front.on_report(self.search, info);

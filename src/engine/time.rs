@@ -109,6 +109,19 @@ const INCREMENT_SHARE: f64 = 0.9;
 const NO_NEW_ITERATION_SHARE: f64 = 0.8;
 const NO_NEW_MOVE_SHARE: f64 = 1.5;
 
+/// The soft limits' scale for a best move whose subtree took `share` of the search's nodes:
+/// a move the search spent nearly everything on has no rival worth the time (0.74 at
+/// 95%), one that took half has rivals that cost as much to refute (1.35 at 50%).
+fn by_best_move_share(share: f64) -> f64 {
+    (1.5 - share.clamp(0.0, 1.0)) * 1.35
+}
+
+/// The share of the nodes below the best move, once the search is deep enough for it to
+/// mean something (the first iterations take a few hundred nodes each).
+pub fn best_move_share(depth: u32, best_move_nodes: u64, nodes: u64) -> Option<f64> {
+    (depth >= 6 && nodes > 0).then(|| best_move_nodes as f64 / nodes as f64)
+}
+
 /// Part of a clock that may be spent: all but the safety margin, or half of a clock that
 /// is nearly gone.
 #[cfg(test)]
@@ -293,9 +306,10 @@ impl SearchClock {
         }
     }
 
-    /// An iteration (or a new best move within one) found `best` with `score`: adjust the
-    /// soft limits to how settled the search looks.
-    pub fn note_best(&mut self, best: u16, score: i32) {
+    /// An iteration (or a new best move within one) found `best` with `score`, its subtree
+    /// having taken `best_move_share` of the nodes so far (if the search is deep enough for
+    /// the share to say anything): adjust the soft limits to how settled the search looks.
+    pub fn note_best(&mut self, best: u16, score: i32, best_move_share: Option<f64>) {
         let mut score_scale = 1.0;
         if let Some((last, last_score)) = self.last_best {
             self.stable_iterations = if last == best {
@@ -309,7 +323,9 @@ impl SearchClock {
         }
         self.last_best = Some((best, score));
         const BY_STABILITY: [f64; 5] = [1.6, 1.25, 1.0, 0.85, 0.7];
-        self.soft_scale = BY_STABILITY[(self.stable_iterations as usize).min(4)] * score_scale;
+        self.soft_scale = BY_STABILITY[(self.stable_iterations as usize).min(4)]
+            * score_scale
+            * best_move_share.map_or(1.0, by_best_move_share);
     }
 
     fn soft(&self, limit: Duration) -> Duration {
@@ -638,7 +654,7 @@ mod tests {
         assert!(!l.adapts);
         let mut clock = SearchClock::new(l, Some(1000));
         for _ in 0..6 {
-            clock.note_best(1, 5);
+            clock.note_best(1, 5, None);
         }
         assert!(!clock.past_no_new_iteration(440));
         // A short move time keeps three quarters of it; a clock shorter still wins.
@@ -685,18 +701,18 @@ mod tests {
         };
         // 1000 nodes per second, so nodes read as milliseconds.
         let mut clock = SearchClock::new(limits, Some(1000));
-        clock.note_best(1, 0);
+        clock.note_best(1, 0, None);
         // The same move for many iterations: stop starting iterations early.
         for _ in 0..6 {
-            clock.note_best(1, 5);
+            clock.note_best(1, 5, None);
         }
         assert!(clock.past_no_new_iteration(800));
         // The best move changes: spend longer, but never past the hard limit.
-        clock.note_best(2, 5);
+        clock.note_best(2, 5, None);
         assert!(!clock.past_no_new_iteration(1500));
         assert!(clock.past_no_new_move(3000));
         // The score falls as well: longer still.
-        clock.note_best(3, -100);
+        clock.note_best(3, -100, None);
         assert!(!clock.past_no_new_iteration(2000));
     }
 
@@ -705,7 +721,7 @@ mod tests {
         let limits = compute_limits(TimeControl::PerMove(secs(1.0)), None, 0);
         let mut clock = SearchClock::new(limits, Some(1000));
         for _ in 0..6 {
-            clock.note_best(1, 5);
+            clock.note_best(1, 5, None);
         }
         // A settled best move does not stop the search early: the second is not banked.
         assert!(!clock.past_no_new_iteration(500));
@@ -801,9 +817,31 @@ mod edge_tests {
     }
 
     #[test]
+    fn a_best_move_that_took_most_of_the_nodes_shortens_the_soft_limit() {
+        let mut clock = adapting_clock();
+        for _ in 0..3 {
+            clock.note_best(7, 0, None);
+        }
+        soft_limit_between(&clock, 950, 1050, "the same move three times, no share");
+        // 0.85 for the fourth time, times 0.74 for 95% of the nodes.
+        clock.note_best(7, 0, Some(0.95));
+        soft_limit_between(&clock, 580, 680, "95% of the nodes");
+        // 0.7 for the fifth time, times 1.62 for 30% of the nodes.
+        clock.note_best(7, 0, Some(0.3));
+        soft_limit_between(&clock, 1080, 1190, "30% of the nodes");
+    }
+
+    #[test]
+    fn the_best_move_share_waits_for_depth_and_nodes() {
+        assert_eq!(best_move_share(5, 50, 100), None);
+        assert_eq!(best_move_share(6, 0, 0), None);
+        assert_eq!(best_move_share(6, 50, 100), Some(0.5));
+    }
+
+    #[test]
     fn each_iteration_with_the_same_best_move_shortens_the_soft_limit_a_step() {
         let mut clock = adapting_clock();
-        clock.note_best(7, 0);
+        clock.note_best(7, 0, None);
         soft_limit_between(&clock, 1550, 1650, "a new best move");
         for (low, high) in [
             (1200, 1300),
@@ -812,7 +850,7 @@ mod edge_tests {
             (650, 750),
             (650, 750),
         ] {
-            clock.note_best(7, 0);
+            clock.note_best(7, 0, None);
             soft_limit_between(&clock, low, high, "the same best move again");
         }
     }
@@ -823,13 +861,13 @@ mod edge_tests {
         // losing score where a ratio would misjudge them.
         let mut clock = adapting_clock();
         for _ in 0..5 {
-            clock.note_best(7, -300);
+            clock.note_best(7, -300, None);
         }
-        clock.note_best(7, -290);
+        clock.note_best(7, -290, None);
         soft_limit_between(&clock, 650, 750, "a rise");
-        clock.note_best(7, -310);
+        clock.note_best(7, -310, None);
         soft_limit_between(&clock, 650, 750, "a fall of 20");
-        clock.note_best(7, -400);
+        clock.note_best(7, -400, None);
         soft_limit_between(&clock, 860, 960, "a fall of 90");
     }
 

@@ -67,6 +67,9 @@ pub struct SearchInfo {
     /// then only a bound, and the iteration goes on with a wider window.
     pub bound: Bound,
     pub nodes: u64,
+    /// Of `nodes`, those this thread spent below the PV's first move, in every iteration so
+    /// far: the clock gives a move that took most of the search less thought.
+    pub best_move_nodes: u64,
     /// Tablebase probes that gave an answer, all threads.
     pub tbhits: u64,
     pub pv: Vec<Move>,
@@ -196,6 +199,8 @@ struct Worker {
     /// Index in `keys` just after the last null move: nothing before it can repeat.
     null_floor: usize,
     nodes: u64,
+    /// Nodes spent below each root move in this search, summed over the iterations.
+    root_move_nodes: Vec<(Move, u64)>,
     /// Nodes between two polls of the hook (a power of two).
     poll_interval: u64,
     seldepth: u32,
@@ -427,6 +432,7 @@ impl Worker {
             root_index: 0,
             null_floor: 0,
             nodes: 0,
+            root_move_nodes: Vec::new(),
             poll_interval: POLL_INTERVAL,
             seldepth: 0,
             stopped: false,

@@ -127,6 +127,7 @@ impl Worker {
     /// evaluator and the search's own settings.
     fn start_search(&mut self, params: &SearchParams) {
         self.nodes = 0;
+        self.root_move_nodes.clear();
         self.stopped = false;
         self.history.age();
         self.frames.fill(Frame::default());
@@ -223,6 +224,7 @@ impl Worker {
                 score: line.score,
                 bound: Bound::Exact,
                 nodes: self.nodes,
+                best_move_nodes: line.pv.first().map_or(0, |&mv| self.nodes_below(mv)),
                 tbhits: self.tb.hits(),
                 pv: line.pv,
             };
@@ -372,8 +374,25 @@ impl Worker {
             score,
             bound,
             nodes: self.nodes,
+            best_move_nodes: pv.first().map_or(0, |&mv| self.nodes_below(mv)),
             tbhits: self.tb.hits(),
             pv,
+        }
+    }
+
+    /// Nodes this search has spent below root move `mv`.
+    fn nodes_below(&self, mv: Move) -> u64 {
+        self.root_move_nodes
+            .iter()
+            .find(|&&(m, _)| m == mv)
+            .map_or(0, |&(_, nodes)| nodes)
+    }
+
+    /// Counts `nodes` more below root move `mv`.
+    fn count_nodes_below(&mut self, mv: Move, nodes: u64) {
+        match self.root_move_nodes.iter_mut().find(|(m, _)| *m == mv) {
+            Some((_, total)) => *total += nodes,
+            None => self.root_move_nodes.push((mv, nodes)),
         }
     }
 
@@ -427,6 +446,7 @@ impl Worker {
             });
             self.frame(0).moved_quiet = super::movepick::is_quiet(root, mv);
             let new_depth = depth - 1;
+            let nodes_before = self.nodes;
             let mut score;
             if i == 0 {
                 score = -self.negamax(&child, new_depth, -beta, -alpha, 1, true, false, hook);
@@ -448,6 +468,7 @@ impl Worker {
                     }
                 }
             }
+            self.count_nodes_below(mv, self.nodes - nodes_before);
             if self.stopped {
                 completed = false;
                 break;

@@ -276,6 +276,7 @@ mod tests {
                 score,
                 bound: Bound::Exact,
                 nodes: 0,
+                best_move_nodes: 0,
                 tbhits: 0,
                 pv: vec![Move::NONE],
             })
