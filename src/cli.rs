@@ -285,7 +285,8 @@ pub struct TrainArgs {
     /// The directory for the nets and the checkpoint.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
-    /// Hidden neurons per side, a multiple of 16 (default 256, or the checkpoint's).
+    /// Hidden neurons per side, a multiple of 16 (default 256, or the checkpoint's or the
+    /// --init net's). More than the --init net's widens it, its evaluation unchanged.
     #[arg(long, value_parser = clap::value_parser!(u32).range(16..=2048))]
     pub hidden: Option<u32>,
     /// The hidden layer's activation (default screlu, or the checkpoint's).

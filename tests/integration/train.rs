@@ -176,21 +176,78 @@ fn init_starts_from_a_net_file_and_refuses_a_bad_one() {
         std::fs::read(&start).unwrap()
     );
 
-    // A shape other than the net's, a file that is not a net, one that is missing, and
-    // --init with --resume are refused, and nothing is written.
-    let out = scratch.path("init-refused");
+    // A wider --hidden widens the net: its neurons kept, the new ones' output weights 0,
+    // so at a rate too small to move a weight it evaluates as before.
+    let wide = scratch.path("init-wide");
     let run = Command::new(KESTREL)
-        .args(["train", "--hidden", "32", "--init", init, "--data"])
+        .args([
+            "train",
+            "--hidden",
+            "32",
+            "--batch",
+            "32",
+            "--validation",
+            "0.2",
+        ])
+        .args(["--epochs", "1", "--lr", "1e-12", "--init", init, "--data"])
         .arg(&data)
         .arg("--out")
-        .arg(&out)
+        .arg(&wide)
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(
-        !run.status.success() && stderr.contains("16 hidden neurons"),
-        "{stderr}"
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
     );
+    let before = NetFile::parse(&std::fs::read(&start).unwrap()).unwrap();
+    let widened = wide.join("epoch-1.nnue");
+    let after = NetFile::parse(&std::fs::read(&widened).unwrap()).unwrap();
+    assert_eq!((before.hidden, after.hidden), (16, 32));
+    for (old, new) in before
+        .feature_weights
+        .chunks(16)
+        .zip(after.feature_weights.chunks(32))
+    {
+        assert_eq!(old, &new[..16]);
+    }
+    assert!(after
+        .feature_weights
+        .chunks(32)
+        .any(|new| new[16..].iter().any(|&w| w != 0)));
+    for (old, new) in before
+        .output_weights
+        .chunks(16)
+        .zip(after.output_weights.chunks(32))
+    {
+        assert_eq!(old, &new[..16]);
+        assert!(new[16..].iter().all(|&w| w == 0));
+    }
+    let run = Command::new(KESTREL)
+        .args(["net-loss", "--threads", "1", "--data"])
+        .arg(&data)
+        .arg("--net")
+        .arg(&start)
+        .arg("--net")
+        .arg(&widened)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let losses: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains(".nnue"))
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert!(
+        run.status.success() && losses.len() == 2 && losses[0] == losses[1],
+        "{stdout}"
+    );
+
+    // A narrower shape than the net's, a file that is not a net, one that is missing, and
+    // --init with --resume are refused, and nothing is written.
+    let out = scratch.path("init-refused");
+    let (ok, _, stderr) = train(&data, &out, &["--init", widened.to_str().unwrap()]);
+    assert!(!ok && stderr.contains("32 hidden neurons"), "{stderr}");
     let garbage = scratch.path("garbage.nnue");
     std::fs::write(&garbage, b"not a net at all, just some bytes").unwrap();
     let (ok, _, stderr) = train(&data, &out, &["--init", garbage.to_str().unwrap()]);

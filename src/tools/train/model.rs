@@ -175,6 +175,44 @@ impl Network {
         }
     }
 
+    /// This net with `hidden` neurons instead of its own, fewer: its neurons kept as they
+    /// are, the new ones with random feature weights (as a fresh net's) and output weights
+    /// of zero, so the evaluation is unchanged and the new neurons learn what the old ones
+    /// miss. A wider net can so start from a trained one instead of needing the data to
+    /// learn from nothing.
+    pub fn widen(&self, hidden: usize, seed: u64) -> Network {
+        assert!(hidden > self.hidden && hidden.is_multiple_of(16) && hidden <= MAX_HIDDEN);
+        let mut rng = Rng::new(seed ^ 0x7769_6465_6E65_6421);
+        let (weights, bias, output, output_bias) = self.parts();
+        let kings = self.king_buckets.map_or(1, |k| k.count);
+        let added = hidden - self.hidden;
+        let feature_limit = 1.0 / (INPUTS as f32).sqrt();
+        let mut params = Vec::with_capacity(param_count(hidden, self.output_buckets, kings));
+        for feature in weights.chunks_exact(self.hidden) {
+            params.extend_from_slice(feature);
+            params.extend((0..added).map(|_| uniform(&mut rng, feature_limit)));
+        }
+        params.extend_from_slice(bias);
+        params.extend(std::iter::repeat_n(0.0, added));
+        // Each bucket's output weights: the side to move's half, then the other side's.
+        for half in output.chunks_exact(self.hidden) {
+            params.extend_from_slice(half);
+            params.extend(std::iter::repeat_n(0.0, added));
+        }
+        params.extend_from_slice(output_bias);
+        debug_assert_eq!(
+            params.len(),
+            param_count(hidden, self.output_buckets, kings)
+        );
+        Network {
+            hidden,
+            output_buckets: self.output_buckets,
+            king_buckets: self.king_buckets,
+            activation: self.activation,
+            params,
+        }
+    }
+
     /// (feature weights, hidden biases, output weights, output biases)
     pub(super) fn parts(&self) -> (&[f32], &[f32], &[f32], &[f32]) {
         split(

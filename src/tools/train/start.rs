@@ -91,21 +91,24 @@ fn resume(
 }
 
 /// A trainer whose weights are those of the net file at `path`; a one-bucket net may be
-/// spread over the output buckets asked for.
+/// spread over the output buckets asked for, and any net widened to a larger `--hidden`.
 fn init(
     options: &mut Options,
     given: &Shape,
     path: &Path,
 ) -> Result<(Trainer, Option<String>), String> {
     let mut net = Network::read(path).map_err(|e| format!("--init {}: {e}", path.display()))?;
-    if (given.hidden && options.hidden != net.hidden)
+    if (given.hidden && options.hidden < net.hidden)
         || (given.activation && options.activation != net.activation)
     {
         return Err(format!(
-            "--init: the net has {} hidden neurons and {:?}; --hidden and --activation must \
-             match it or be left out",
+            "--init: the net has {} hidden neurons and {:?}; --hidden must be at least as \
+             many (more widens it) and --activation match it, or both be left out",
             net.hidden, net.activation
         ));
+    }
+    if given.hidden && options.hidden > net.hidden {
+        net = net.widen(options.hidden, options.seed);
     }
     if given.output_buckets && options.output_buckets != net.output_buckets {
         if net.output_buckets != 1 {

@@ -273,6 +273,42 @@ fn a_net_spread_over_buckets_evaluates_as_before_and_then_learns_each_bucket() {
 }
 
 #[test]
+fn a_widened_net_evaluates_as_before_and_then_its_new_neurons_learn() {
+    let records = sample_records();
+    let narrow = Network::new(32, 2, None, Activation::SCReLU, 4);
+    let wide = narrow.widen(48, 9);
+    assert_eq!(wide.params.len(), param_count(48, 2, 1));
+    for record in &records {
+        let (a, b) = (narrow.evaluate(record), wide.evaluate(record));
+        assert!((a - b).abs() <= 1e-6 * a.abs().max(1.0), "{a} {b}");
+    }
+    // The old neurons are copied where the wider layout puts them, the new ones random.
+    let (w_narrow, b_narrow, o_narrow, ob_narrow) = narrow.parts();
+    let (w_wide, b_wide, o_wide, ob_wide) = wide.parts();
+    for feature in [0, 5, INPUTS - 1] {
+        assert_eq!(
+            &w_wide[feature * 48..][..32],
+            &w_narrow[feature * 32..][..32]
+        );
+        assert!(w_wide[feature * 48 + 32..][..16].iter().any(|&w| w != 0.0));
+    }
+    assert_eq!(&b_wide[..32], b_narrow);
+    assert_eq!(ob_wide, ob_narrow);
+    for half in 0..4 {
+        assert_eq!(&o_wide[half * 48..][..32], &o_narrow[half * 32..][..32]);
+        assert!(o_wide[half * 48 + 32..][..16].iter().all(|&w| w == 0.0));
+    }
+    // Training reaches the new neurons' output weights first (their feature weights wait
+    // for an output weight to pass the gradient through).
+    let (_, grad) = loss_and_gradient(&wide, &records, 0.3);
+    let (_, _, g_output, _) = split(&grad, INPUTS, 48, 2);
+    assert!((0..4).any(|half| g_output[half * 48 + 32..][..16].iter().any(|&g| g != 0.0)));
+    // A wider net cannot be made narrower.
+    let narrower = std::panic::catch_unwind(|| wide.widen(32, 1));
+    assert!(narrower.is_err());
+}
+
+#[test]
 fn a_net_spread_over_king_buckets_evaluates_as_before_and_then_learns_each_bucket() {
     let kings = KingBuckets::preset(4).unwrap();
     let one = Network::new(32, 2, None, Activation::SCReLU, 4);
