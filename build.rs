@@ -149,7 +149,7 @@ fn embedded_net() {
 }
 
 /// The committed net (see its manifest beside it).
-const DEFAULT_NET: &str = "src/nnue/nets/kestrel-12.nnue";
+const DEFAULT_NET: &str = "src/nnue/nets/kestrel-17.nnue";
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
