@@ -289,18 +289,21 @@ pub fn wdl_fit(args: &WdlFitArgs) -> CliResult {
             100.0 * bucket.predicted_win
         );
     }
-    // What +1.00 means: a 50% chance to win, by the model.
-    if let Some(pawn) = table
-        .calibration(&fit.a, &fit.b, 20, 10)
-        .into_iter()
-        .find(|b| b.from == 90)
-    {
-        println!(
-            "shown +0.90 to +1.10: {:.0} positions, observed win {:.1}%, predicted {:.1}%",
-            pawn.positions,
-            100.0 * pawn.observed_win,
-            100.0 * pawn.predicted_win
-        );
+    // What +1.00 means: a 50% chance to win, by the model; and by the model the engine has
+    // now, on the same positions, so that a refit is taken only where it does better.
+    for (model, a, b) in [("this fit", &fit.a, &fit.b), ("in place", &wdl::A, &wdl::B)] {
+        if let Some(pawn) = table
+            .calibration(a, b, 20, 10)
+            .into_iter()
+            .find(|bucket| bucket.from == 90)
+        {
+            println!(
+                "shown +0.90 to +1.10 ({model}): {:.0} positions, observed win {:.1}%, predicted {:.1}%",
+                pawn.positions,
+                100.0 * pawn.observed_win,
+                100.0 * pawn.predicted_win
+            );
+        }
     }
     Ok(())
 }

@@ -256,7 +256,7 @@ fn datagen_resumes_from_the_next_game_and_refuses_a_bad_range() {
 }
 
 /// `wdl-fit` fits the model to a data file and prints its coefficients and the check on
-/// the held-out part; a file with no data fails.
+/// the held-out part, its +1.00 beside the model in place; a file with no data fails.
 #[test]
 fn wdl_fit_prints_a_model_and_its_check() {
     let sample = common::data_file("selfplay-sample.txt");
@@ -267,6 +267,9 @@ fn wdl_fit_prints_a_model_and_its_check() {
         "pub const A: [f64; 4] = [",
         "pub const B: [f64; 4] = [",
         "observed win",
+        "shown +0.90 to +1.10 (this fit)",
+        // The model in place, on the same held-out positions: what decides a refit.
+        "shown +0.90 to +1.10 (in place)",
     ] {
         assert!(said.contains(part), "{part}: {said}");
     }
