@@ -19,7 +19,7 @@ pub struct PieceTo {
     pub to: Square,
 }
 
-type PieceToTable<T> = [[T; 64]; 12];
+pub type PieceToTable<T> = [[T; 64]; 12];
 
 pub struct History {
     butterfly: Box<[[[i16; 64]; 64]; 2]>,
@@ -95,10 +95,19 @@ impl History {
 
     #[inline(always)]
     pub fn continuation(&self, earlier: Option<PieceTo>, now: PieceTo) -> i32 {
-        earlier.map_or(0, |e| {
-            self.continuation[e.piece.index()][e.to.index()][now.piece.index()][now.to.index()]
-                as i32
-        })
+        Self::continuation_in(self.continuation_row(earlier), now)
+    }
+
+    /// The continuation table's row after `earlier`: read once for all the moves of a node
+    /// (`continuation_in`) instead of indexed again for each.
+    #[inline(always)]
+    pub fn continuation_row(&self, earlier: Option<PieceTo>) -> Option<&PieceToTable<i16>> {
+        earlier.map(|e| &self.continuation[e.piece.index()][e.to.index()])
+    }
+
+    #[inline(always)]
+    pub fn continuation_in(row: Option<&PieceToTable<i16>>, now: PieceTo) -> i32 {
+        row.map_or(0, |r| r[now.piece.index()][now.to.index()] as i32)
     }
 
     #[inline(always)]

@@ -7,7 +7,7 @@
 //! the countermove; quiet moves by butterfly and continuation history; losing captures and
 //! under-promotions.
 
-use super::history::{History, PieceTo};
+use super::history::{History, PieceTo, PieceToTable};
 use super::see::{see_ge, SEE_VALUE};
 use crate::chess::moves::MAX_MOVES;
 use crate::chess::{Move, MoveList, Piece, Position, Role};
@@ -279,11 +279,13 @@ impl MovePicker {
             self.ctx.killers[1],
             self.ctx.counter,
         ];
+        // The continuation rows are read once for the node, not again for each move.
+        let rows = self.ctx.earlier.map(|e| history.continuation_row(e));
         for &mv in quiets.iter() {
             self.quiet_scores.push(if given.contains(&mv) {
                 i32::MIN
             } else {
-                quiet_score(pos, history, us, mv, self.ctx.earlier)
+                quiet_score_in(pos, history, us, mv, rows)
             });
         }
     }
@@ -331,10 +333,28 @@ pub fn quiet_score(
     mv: Move,
     earlier: [Option<PieceTo>; 2],
 ) -> i32 {
+    quiet_score_in(
+        pos,
+        history,
+        us,
+        mv,
+        earlier.map(|e| history.continuation_row(e)),
+    )
+}
+
+/// `quiet_score` with the continuation rows of the last two moves already read.
+#[inline(always)]
+fn quiet_score_in(
+    pos: &Position,
+    history: &History,
+    us: usize,
+    mv: Move,
+    rows: [Option<&PieceToTable<i16>>; 2],
+) -> i32 {
     let now = piece_to(pos, mv);
     history.quiet(us, mv)
-        + history.continuation(earlier[0], now)
-        + history.continuation(earlier[1], now)
+        + History::continuation_in(rows[0], now)
+        + History::continuation_in(rows[1], now)
 }
 
 /// Not a capture, en passant or promotion (castling is quiet).
