@@ -224,6 +224,10 @@ pub struct DatagenArgs {
     /// bullet trainer's ChessBoard (side to move's view), for `train` or GPU trainers.
     #[arg(long, value_enum, default_value = "text")]
     pub format: kestrel::tools::training_data::DataFormat,
+    /// Play with this net file instead of the embedded net (a candidate making data before
+    /// it is embedded).
+    #[arg(long, value_name = "FILE")]
+    pub eval_file: Option<PathBuf>,
 }
 
 /// `kestrel convert`.

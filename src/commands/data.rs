@@ -28,6 +28,12 @@ pub fn datagen(args: DatagenArgs) -> CliResult {
             "--soft-nodes must not exceed --nodes (the hard limit)",
         ));
     }
+    let net = match &args.eval_file {
+        Some(path) => Some(std::sync::Arc::new(
+            kestrel::nnue::load(path).map_err(usage)?,
+        )),
+        None => None,
+    };
     let config = kestrel::tools::datagen::Config {
         games: args.games,
         first_game: args.first_game,
@@ -39,6 +45,7 @@ pub fn datagen(args: DatagenArgs) -> CliResult {
         hash_mb: args.hash as usize,
         openings,
         format: args.format,
+        net,
     };
     let out = &args.out;
     let file = std::fs::OpenOptions::new()

@@ -24,6 +24,7 @@
 
 use crate::chess::{Color, Position};
 use crate::game::{Game, GameResult};
+use crate::nnue::Network;
 use crate::rng::Rng;
 use crate::search::movepick::is_quiet;
 use crate::search::{is_mate_score, FixedLimits, SearchParams, Searcher};
@@ -31,6 +32,7 @@ use crate::tools::training_data::{DataFormat, PackedPosition};
 use std::collections::{BTreeMap, HashSet};
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// A side this far ahead (centipawns, by the search) for `WIN_PLIES` plies has won.
@@ -48,7 +50,7 @@ const SKIP_PLIES: usize = 4;
 const OPENING_MAX_SCORE: i32 = 400;
 
 /// How to generate.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Config {
     /// Games of the run: indices `first_game..games`.
     pub games: u64,
@@ -69,6 +71,9 @@ pub struct Config {
     pub openings: Vec<Position>,
     /// How positions are written.
     pub format: DataFormat,
+    /// The net that plays (None: the engine's default, the embedded net), so a candidate net
+    /// can make data before it is embedded.
+    pub net: Option<Arc<Network>>,
 }
 
 /// A game's result as written in the data: White's score.
@@ -320,6 +325,9 @@ pub fn run(
             let (send, next_game, failed) = (send.clone(), &next_game, &failed);
             scope.spawn(move || {
                 let mut searcher = Searcher::new(config.hash_mb);
+                if let Some(net) = &config.net {
+                    searcher.set_network(Some(net.clone()));
+                }
                 loop {
                     let index = next_game.fetch_add(1, Relaxed);
                     if index >= config.games || failed.load(Relaxed) {
@@ -386,6 +394,7 @@ mod tests {
             hash_mb: 1,
             openings: Vec::new(),
             format: DataFormat::Text,
+            net: None,
         }
     }
 

@@ -1,5 +1,6 @@
 //! `kestrel convert` and `kestrel datagen` through the binary: text data in, 32-byte training
-//! records out; a stopped datagen run resumed from its next game; bad ranges refused.
+//! records out; a stopped datagen run resumed from its next game; a net chosen by file; bad
+//! ranges refused.
 
 use crate::common::{self, *};
 
@@ -253,6 +254,48 @@ fn datagen_resumes_from_the_next_game_and_refuses_a_bad_range() {
         assert!(!ok && said.contains(why), "{said}");
         assert!(!bad.exists(), "nothing is written");
     }
+}
+
+/// `--eval-file` plays with the named net: the embedded net's own bytes make the default
+/// run's data, another net makes other data, and a missing file is refused before anything
+/// is written.
+#[test]
+fn datagen_plays_with_the_net_it_is_given() {
+    let scratch = ScratchDir::new("data-net");
+    let embedded = scratch.path("embedded.nnue");
+    std::fs::write(
+        &embedded,
+        kestrel::nnue::EMBEDDED.expect("a net is embedded"),
+    )
+    .unwrap();
+    let other = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/nnue/nets/kestrel-1.nnue");
+    let generate = |name: &str, net: Option<&PathBuf>| {
+        let out = scratch.path(name);
+        let mut args = vec!["datagen", "--games", "2", "--nodes", "300"];
+        args.extend(["--out", out.to_str().unwrap()]);
+        if let Some(net) = net {
+            args.extend(["--eval-file", net.to_str().unwrap()]);
+        }
+        let (ok, said) = kestrel(&args);
+        assert!(ok, "{said}");
+        std::fs::read_to_string(out).unwrap()
+    };
+    let default = generate("default.txt", None);
+    assert!(default.lines().count() > 10, "{default}");
+    assert_eq!(generate("embedded.txt", Some(&embedded)), default);
+    assert_ne!(generate("other.txt", Some(&other)), default);
+
+    let bad = scratch.path("refused.txt");
+    let missing = scratch.path("missing.nnue");
+    let (ok, said) = kestrel(&[
+        "datagen",
+        "--eval-file",
+        missing.to_str().unwrap(),
+        "--out",
+        bad.to_str().unwrap(),
+    ]);
+    assert!(!ok && said.contains("cannot read net file"), "{said}");
+    assert!(!bad.exists(), "nothing is written");
 }
 
 /// `wdl-fit` fits the model to a data file and prints its coefficients and the check on
