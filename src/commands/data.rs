@@ -28,12 +28,7 @@ pub fn datagen(args: DatagenArgs) -> CliResult {
             "--soft-nodes must not exceed --nodes (the hard limit)",
         ));
     }
-    let net = match &args.eval_file {
-        Some(path) => Some(std::sync::Arc::new(
-            kestrel::nnue::load(path).map_err(usage)?,
-        )),
-        None => None,
-    };
+    let net = super::net_file(args.eval_file.as_deref())?;
     let config = kestrel::tools::datagen::Config {
         games: args.games,
         first_game: args.first_game,

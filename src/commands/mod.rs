@@ -47,6 +47,19 @@ pub fn usage(message: impl std::fmt::Display) -> CliError {
     CliError::Usage(message.to_string())
 }
 
+/// The net of a tool's `--eval-file`, read now so a bad file is refused before any work;
+/// None (no file) leaves the tool's searcher on the embedded net.
+pub fn net_file(
+    path: Option<&std::path::Path>,
+) -> Result<Option<std::sync::Arc<kestrel::nnue::Network>>, CliError> {
+    path.map(|path| {
+        kestrel::nnue::load(path)
+            .map(std::sync::Arc::new)
+            .map_err(usage)
+    })
+    .transpose()
+}
+
 /// A protocol session on stdin, after `commands`.
 fn session(log: Option<&std::path::Path>, commands: &[String]) -> CliResult {
     let failed = kestrel::protocol::run_stdio(log, commands)

@@ -24,9 +24,7 @@ pub fn bench(args: BenchArgs) -> CliResult {
     let net = match (args.eval_file, args.classical) {
         (_, true) => None,
         (None, false) => kestrel::nnue::embedded(),
-        (Some(path), false) => Some(std::sync::Arc::new(
-            kestrel::nnue::load(&path).map_err(usage)?,
-        )),
+        (Some(path), false) => super::net_file(Some(&path))?,
     };
     let report = kestrel::tools::bench::run_with(
         args.depth,

@@ -295,9 +295,13 @@ fn gui_session_sees_no_extra_chatter() {
 }
 
 #[test]
-fn bench_node_count_is_the_same_every_run() {
-    let run = || {
-        let out = Command::new(KESTREL).args(["bench", "6"]).output().unwrap();
+fn bench_node_count_is_the_same_every_run_and_follows_the_net() {
+    let nodes_with = |extra: &[&str]| {
+        let out = Command::new(KESTREL)
+            .args(["bench", "6"])
+            .args(extra)
+            .output()
+            .unwrap();
         assert!(out.status.success());
         let text = String::from_utf8(out.stdout).unwrap();
         let nodes: u64 = text
@@ -309,9 +313,20 @@ fn bench_node_count_is_the_same_every_run() {
             .unwrap();
         nodes
     };
+    let run = || nodes_with(&[]);
     let first = run();
     assert!(first > 100_000, "{first}");
     assert_eq!(first, run());
+    // Another net searches other trees; a missing net file is refused plainly.
+    let other = concat!(env!("CARGO_MANIFEST_DIR"), "/src/nnue/nets/kestrel-1.nnue");
+    assert_ne!(nodes_with(&["--eval-file", other]), first);
+    let missing = Command::new(KESTREL)
+        .args(["bench", "6", "--eval-file", "no-such.nnue"])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&missing.stderr);
+    assert!(said.contains("cannot read net file no-such.nnue"), "{said}");
     // The in-session command agrees with the command line.
     let mut e = Engine::start();
     e.send("bench 6");
