@@ -29,18 +29,18 @@ use crate::rng::Rng;
 
 /// The lowest setting: what the weakest row measured (docs/measurements.md). A weaker row
 /// would need fewer than `MIN_NODES`, which fails the KR vs K mates.
-pub const MIN_ELO: i64 = 1180;
+pub const MIN_ELO: i64 = 1270;
 /// The setting that is full strength, and the highest: Kestrel's own strength on the scale
-/// the settings use (Stockfish 15.1's `UCI_Elo` at 5+0.05), read as the Stockfish level it
-/// scores evenly against. A setting this high plays without any limit. `kestrel calibrate`
+/// the settings use (Stockfish 15.1's `UCI_Elo` at 5+0.05), read from its score against a
+/// Stockfish level near it (kestrel-17: against 2850, Stockfish's highest). A setting this high plays without any limit. `kestrel calibrate`
 /// remeasures it whenever the engine's strength changes; the measurements behind it are in
 /// docs/measurements.md.
-pub const FULL_STRENGTH_ELO: i64 = 2350;
+pub const FULL_STRENGTH_ELO: i64 = 2810;
 /// The setting before any is chosen (the limit itself is off by default).
 pub const DEFAULT_ELO: i64 = 1500;
 /// The fewest nodes any setting searches a move with: enough for the limited search to mate
 /// with KR vs K (the strength-mates tool checks it at every setting; 800 of 800 random
-/// KRvK and KQvK positions at 1180 and 1280, seeds 1-10, when the rows were relabelled;
+/// KRvK and KQvK positions at the two lowest rows, seeds 1-10, at the first calibration;
 /// 1,000 nodes failed 4 of 1,200).
 pub const MIN_NODES: u64 = 2_000;
 /// Best scores (centipawns) from which the choice narrows (`EVEN`) and at which it is the
@@ -62,10 +62,9 @@ struct Level {
     eval_noise: i32,
 }
 
-/// The anchors, lowest first, each labelled with its measured Elo (first calibration:
-/// 100 games each at 2+0.02 against Stockfish 15.1; confirmed at 5+0.05 where the settings
-/// 1400, 1800 and 2200 measured 1438, 1774 and 2224); the last is full strength (its row
-/// only shapes the settings just below it).
+/// The anchors, lowest first, each labelled with its measured Elo (net kestrel-17: 100
+/// games each at 5+0.05 against Stockfish 15.1, full strength 200; docs/measurements.md);
+/// the last is full strength (its row only shapes the settings just below it).
 const LEVELS: [Level; 8] = [
     Level {
         elo: MIN_ELO,
@@ -76,7 +75,7 @@ const LEVELS: [Level; 8] = [
         eval_noise: 90,
     },
     Level {
-        elo: 1280,
+        elo: 1380,
         nodes: MIN_NODES,
         candidates: 4,
         temperature: 180.0,
@@ -84,7 +83,7 @@ const LEVELS: [Level; 8] = [
         eval_noise: 50,
     },
     Level {
-        elo: 1440,
+        elo: 1610,
         nodes: 6_000,
         candidates: 4,
         temperature: 110.0,
@@ -100,7 +99,7 @@ const LEVELS: [Level; 8] = [
         eval_noise: 20,
     },
     Level {
-        elo: 1920,
+        elo: 2270,
         nodes: 80_000,
         candidates: 3,
         temperature: 25.0,
@@ -108,7 +107,7 @@ const LEVELS: [Level; 8] = [
         eval_noise: 8,
     },
     Level {
-        elo: 2130,
+        elo: 2290,
         nodes: 150_000,
         candidates: 2,
         temperature: 12.0,
@@ -116,7 +115,7 @@ const LEVELS: [Level; 8] = [
         eval_noise: 4,
     },
     Level {
-        elo: 2240,
+        elo: 2410,
         nodes: 400_000,
         candidates: 2,
         temperature: 6.0,
