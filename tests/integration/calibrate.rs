@@ -65,9 +65,9 @@ fn a_short_self_play_match_is_counted_analysed_fault_free_and_reanalysed_alike()
         "--pgn",
         pgn,
         "--versus-self-elo",
-        "1300",
+        "1400",
         "--elo",
-        "1200",
+        "1300",
         "--games",
         "2",
         "--tc",
@@ -83,7 +83,7 @@ fn a_short_self_play_match_is_counted_analysed_fault_free_and_reanalysed_alike()
     assert!(output.status.success(), "{report}");
     let stdout = String::from_utf8_lossy(&output.stdout);
 
-    let row = markdown_row(&stdout, "1200");
+    let row = markdown_row(&stdout, "1300");
     // setting | measured | W-D-L | games | time control | ACPL | share | median ms
     assert_eq!(row.len(), 8, "{row:?}");
     assert_eq!(row[3], "2", "{report}");
@@ -98,9 +98,9 @@ fn a_short_self_play_match_is_counted_analysed_fault_free_and_reanalysed_alike()
     assert!(median_ms > 0.0, "{report}");
 
     // Kestrel's faults and the opponent's (also Kestrel), the last two columns.
-    let table = table_row(&stdout, "1200");
+    let table = table_row(&stdout, "1300");
     assert_eq!(&table[table.len() - 2..], ["0/0/0", "0/0/0"], "{report}");
-    assert!(stdout.contains("Kestrel 1200 vs Kestrel 1300"), "{report}");
+    assert!(stdout.contains("Kestrel 1300 vs Kestrel 1400"), "{report}");
     // Self-play measures nothing to relabel LEVELS with.
     assert!(!stdout.contains("LEVELS relabelled"), "{report}");
     assert!(started.elapsed().as_secs() < 30, "{report}");
@@ -111,7 +111,7 @@ fn a_short_self_play_match_is_counted_analysed_fault_free_and_reanalysed_alike()
     let again_report = text(&again);
     assert!(again.status.success(), "{again_report}");
     let again_stdout = String::from_utf8_lossy(&again.stdout);
-    let again_row = markdown_row(&again_stdout, "1200");
+    let again_row = markdown_row(&again_stdout, "1300");
     // setting | games | moves | ACPL | share
     assert_eq!(again_row[1], "2", "{again_report}");
     assert_eq!(
@@ -236,9 +236,9 @@ fn a_fault_of_kestrels_side_fails_the_run() {
         "--engine",
         arg(&engine),
         "--versus-self-elo",
-        "1300",
+        "1400",
         "--elo",
-        "1200",
+        "1300",
         "--games",
         "2",
         "--analyse-nodes",
@@ -249,7 +249,7 @@ fn a_fault_of_kestrels_side_fails_the_run() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     // White moves first and faults in each game: Kestrel's side in one, the other's in the
     // other.
-    let table = table_row(&stdout, "1200");
+    let table = table_row(&stdout, "1300");
     assert_eq!(&table[table.len() - 2..], ["1/0/0", "1/0/0"], "{report}");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
