@@ -32,9 +32,9 @@ use crate::rng::Rng;
 pub const MIN_ELO: i64 = 1270;
 /// The setting that is full strength, and the highest: Kestrel's own strength on the scale
 /// the settings use (Stockfish 15.1's `UCI_Elo` at 5+0.05), read from its score against a
-/// Stockfish level near it (kestrel-17: against 2850, Stockfish's highest). A setting this high plays without any limit. `kestrel calibrate`
-/// remeasures it whenever the engine's strength changes; the measurements behind it are in
-/// docs/measurements.md.
+/// Stockfish level near it (kestrel-17: against 2850, Stockfish's highest). A setting this
+/// high plays without any limit. `kestrel calibrate` remeasures it whenever the engine's
+/// strength changes; the measurements behind it are in docs/measurements.md.
 pub const FULL_STRENGTH_ELO: i64 = 2810;
 /// The setting before any is chosen (the limit itself is off by default).
 pub const DEFAULT_ELO: i64 = 1500;
