@@ -478,7 +478,11 @@ pub fn run(
             }
             Ok(())
         })?;
-        writeln!(out, "{}\n", summary_line(&result))?;
+        writeln!(out, "{}", summary_line(&result))?;
+        if let Some(warning) = result.uneven_warning() {
+            writeln!(out, "  warning: {warning}")?;
+        }
+        writeln!(out)?;
         results.push(result);
     }
     let report = Report { results };

@@ -175,7 +175,13 @@ pub(super) fn write_fit(out: &mut dyn Write, report: &Report) -> io::Result<()> 
     if rows.iter().filter(|(_, m)| m.is_some()).count() < 2 {
         return Ok(());
     }
-    let fit = relabel(&rows);
+    let mut fit = relabel(&rows);
+    fit.problems.extend(
+        report
+            .results
+            .iter()
+            .filter_map(SettingResult::uneven_warning),
+    );
     writeln!(
         out,
         "LEVELS relabelled by the measurements (rounded to 10):"

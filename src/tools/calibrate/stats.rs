@@ -166,6 +166,11 @@ pub fn format_estimate(estimate: &EloEstimate, signed: bool) -> String {
     format!("{} ± {margin}", format_elo(estimate.diff, signed))
 }
 
+/// The scores a reading is trusted from as a label. Kestrel's limited settings beat levels
+/// far below them by more than the levels' spacing predicts (a row scoring 88% against
+/// Stockfish 1920 read 2266; against 2050 it read 2078), so a label is read near 50%.
+pub const TRUSTED_SCORES: std::ops::RangeInclusive<f64> = 0.30..=0.70;
+
 /// One setting's measurement.
 #[derive(Clone, Debug)]
 pub struct SettingResult {
@@ -219,6 +224,31 @@ impl SettingResult {
     /// Kestrel's score, 0 to 1.
     pub fn score(&self) -> f64 {
         (self.wins as f64 + self.draws as f64 / 2.0) / self.games().max(1) as f64
+    }
+
+    /// When the score is too far from even for the reading to be a label: what to play
+    /// instead.
+    pub fn uneven_warning(&self) -> Option<String> {
+        let score = self.score();
+        if self.games() == 0 || TRUSTED_SCORES.contains(&score) {
+            return None;
+        }
+        let advice = match self.measured().map(|e| e.diff).filter(|d| d.is_finite()) {
+            Some(elo) => format!(
+                "measure it again with --reference-elo near {:.0}",
+                (elo / 10.0).round() * 10.0
+            ),
+            None => "measure it again against a reference nearer its strength".to_string(),
+        };
+        Some(format!(
+            "{} scored {:.0}% against {}, outside {:.0}-{:.0}%: the reading is not a label \
+             (scores far from even overstate the gap); {advice}",
+            self.setting,
+            score * 100.0,
+            self.opponent_elo,
+            TRUSTED_SCORES.start() * 100.0,
+            TRUSTED_SCORES.end() * 100.0,
+        ))
     }
 
     pub fn elo_difference(&self) -> Option<EloEstimate> {
@@ -324,6 +354,32 @@ mod tests {
                 .next(),
             Some("1400")
         );
+    }
+
+    #[test]
+    fn a_score_far_from_even_is_not_taken_as_a_label() {
+        let result = |wins, draws, losses| SettingResult {
+            setting: Setting::Elo(1920),
+            opponent: "reference".to_string(),
+            opponent_elo: 1920,
+            wins,
+            draws,
+            losses,
+            move_losses: Vec::new(),
+            think_ms: Vec::new(),
+            faults: [Faults::default(); 2],
+        };
+        assert_eq!(result(0, 0, 0).uneven_warning(), None);
+        assert_eq!(result(47, 14, 39).uneven_warning(), None);
+        assert_eq!(result(70, 0, 30).uneven_warning(), None);
+        // 88%: reads 1920 + 346; the advice names the reading rounded to 10.
+        let high = result(86, 4, 10).uneven_warning().unwrap();
+        assert!(high.contains("scored 88% against 1920"), "{high}");
+        assert!(high.contains("--reference-elo near 2270"), "{high}");
+        let low = result(20, 10, 70).uneven_warning().unwrap();
+        assert!(low.contains("scored 25%"), "{low}");
+        let lost = result(0, 0, 10).uneven_warning().unwrap();
+        assert!(lost.contains("a reference nearer its strength"), "{lost}");
     }
 
     #[test]
