@@ -124,6 +124,10 @@ pub struct SpsaArgs {
     /// Nodes per move.
     #[arg(long, default_value_t = 8000, value_parser = clap::value_parser!(u64).range(100..))]
     pub nodes: u64,
+    /// Play every game on the clock instead, seconds plus increment (`2+0.02`): a fixed-node
+    /// tune can favour numbers that lose at a real clock.
+    #[arg(long, value_name = "BASE+INC", conflicts_with = "nodes", value_parser = TimeControl::parse)]
+    pub tc: Option<TimeControl>,
     /// Pairs played at once (two processes each).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
     pub concurrency: u32,

@@ -85,6 +85,7 @@ pub fn spsa(args: SpsaArgs) -> CliResult {
         engine: args.engine,
         pairs: args.pairs,
         nodes: args.nodes,
+        clock: args.tc,
         concurrency: args.concurrency as usize,
         r_end: args.r_end,
         seed: args.seed,
@@ -96,14 +97,14 @@ pub fn spsa(args: SpsaArgs) -> CliResult {
     let [w, d, l] = summary.wdl;
     let faults = summary.faults;
     println!(
-        "spsa: {} pairs done; this run: + {w}-{d}-{l} -; faults (illegal/crash): {}/{}",
-        summary.pairs, faults.illegal, faults.crashes
+        "spsa: {} pairs done; this run: + {w}-{d}-{l} -; faults (illegal/forfeit/crash): {}/{}/{}",
+        summary.pairs, faults.illegal, faults.forfeits, faults.crashes
     );
     print!("{}", spsa::summary_table(&summary));
-    if faults.illegal + faults.crashes > 0 {
+    let total = faults.illegal + faults.forfeits + faults.crashes;
+    if total > 0 {
         return Err(CliError::Failed(format!(
-            "{} fault(s) in the games; zero is the only acceptable count",
-            faults.illegal + faults.crashes
+            "{total} fault(s) in the games; zero is the only acceptable count"
         )));
     }
     Ok(())

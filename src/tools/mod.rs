@@ -16,8 +16,8 @@
 //!   (both as UCI child processes, through `uci_client`), each game analysed for the
 //!   centipawns Kestrel's moves lose, and `LEVELS` relabelled by the measurements
 //!   (`kestrel calibrate`); its files: `game`, `stats`, `fit` and `report`.
-//! * `spsa`: the search's numbers tuned by SPSA in fixed-node game pairs between two
-//!   tuning builds (`kestrel spsa`).
+//! * `spsa`: the search's numbers tuned by SPSA in game pairs (fixed nodes or a clock)
+//!   between two tuning builds (`kestrel spsa`); `game_clock`: the clocks of such a game.
 //! * `pgn`: PGN read into games (tags, main-line moves, each move's comment), for
 //!   `calibrate --reanalyse` and `pgn_data`: cutechess-cli's games (and OpenBench's DATAGEN
 //!   PGNs) as training positions (`kestrel convert GAMES.pgn`).
@@ -31,6 +31,7 @@ pub mod bench;
 pub mod calibrate;
 pub mod datagen;
 pub mod epd;
+pub mod game_clock;
 pub mod genfens;
 pub mod mates;
 pub mod perft;

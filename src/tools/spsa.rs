@@ -14,7 +14,9 @@
 //! ```
 //!
 //! Games are played at a fixed node count, so a run's outcome does not depend on what else
-//! the machine does. Each finished pair is a line of the log (`pair K result R values …`);
+//! the machine does; or, with a time control (`--tc`), on clocks, which is what the values
+//! are for (a fixed-node tune can favour numbers that lose at a real clock: see
+//! docs/measurements.md). Each finished pair is a line of the log (`pair K result R values …`);
 //! run again with the same log, the tuner resumes after its last line: the log alone holds
 //! the state, as a data run's does.
 
@@ -22,6 +24,8 @@ use crate::chess::{Color, Position};
 use crate::game::{Game, GameResult};
 use crate::rng::Rng;
 use crate::search::params::{Param, PARAMS};
+use crate::tools::calibrate::TimeControl;
+use crate::tools::game_clock::GameClock;
 use crate::tools::uci_client::{self, ClientError, UciEngine};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -36,6 +40,13 @@ const STABILITY_SHARE: f64 = 0.1;
 /// How long a side may take over a fixed-node move before it counts as hung.
 const MOVE_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// Seconds a clock may run below zero before its side loses on time (the reply's time is
+/// measured here, through a pipe, so it runs a little long).
+pub const CLOCK_MARGIN: f64 = 0.1;
+
+/// How long past its clock (and the margin) a side may go silent before it counts as hung.
+const CLOCK_GRACE: Duration = Duration::from_secs(5);
+
 /// The run's settings.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -43,8 +54,10 @@ pub struct Config {
     pub engine: PathBuf,
     /// Game pairs of the whole run (N of the schedule).
     pub pairs: u64,
-    /// Nodes per move.
+    /// Nodes per move (when there is no `clock`).
     pub nodes: u64,
+    /// A time control for every game instead of the fixed node count.
+    pub clock: Option<TimeControl>,
     /// Pairs played at once (two engine processes each).
     pub concurrency: usize,
     /// The learning rate at the end of the run.
@@ -205,10 +218,13 @@ pub fn read_log(text: &str) -> Result<Option<(u64, Vec<f64>)>, String> {
 /// The run's header in the log: the table it tunes, so a log says what its columns are.
 fn log_header(config: &Config) -> String {
     let names: Vec<&str> = PARAMS.iter().map(|p| p.name).collect();
+    let limit = match config.clock {
+        Some(tc) => format!("tc {}+{}", tc.base, tc.increment),
+        None => format!("nodes {}", config.nodes),
+    };
     format!(
-        "# spsa pairs {} nodes {} r_end {} seed {}\n# columns {}\n",
+        "# spsa pairs {} {limit} r_end {} seed {}\n# columns {}\n",
         config.pairs,
-        config.nodes,
         config.r_end,
         config.seed,
         names.join(" ")
@@ -219,6 +235,8 @@ fn log_header(config: &Config) -> String {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Faults {
     pub illegal: u64,
+    /// Time forfeits (only with a time control).
+    pub forfeits: u64,
     pub crashes: u64,
 }
 
@@ -284,10 +302,11 @@ fn start_engine(program: &Path) -> Result<UciEngine, SpsaError> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Fault {
     Illegal,
+    TimeForfeit,
     CrashOrNoReply,
 }
 
-/// Plays one game at fixed nodes; `sides[0]` has White. The result, and the side at fault
+/// Plays one game at fixed nodes or on the clock; `sides[0]` has White. The result, and the side at fault
 /// if one made a fault.
 fn play_game(
     sides: [&mut Side; 2],
@@ -300,7 +319,8 @@ fn play_game(
     let start_fen = start.to_fen();
     let mut game = Game::new(start);
     let mut moves_text = String::new();
-    let go = format!("go nodes {}", config.nodes);
+    let nodes = format!("go nodes {}", config.nodes);
+    let mut clock = config.clock.map(|tc| GameClock::new(tc, CLOCK_MARGIN));
     loop {
         if let Some(outcome) = game.outcome() {
             return Ok((outcome.result, None));
@@ -315,11 +335,22 @@ fn play_game(
             Color::White => GameResult::BlackWins,
             Color::Black => GameResult::WhiteWins,
         };
+        let (go, allowed) = match &clock {
+            Some(clock) => (clock.go(), clock.allowed(mover) + CLOCK_GRACE),
+            None => (nodes.clone(), MOVE_TIMEOUT),
+        };
         let reply = engine
             .send(&format!("position fen {start_fen} moves{moves_text}"))
-            .and_then(|()| engine.go(&go, Instant::now() + MOVE_TIMEOUT));
+            .and_then(|()| engine.go(&go, Instant::now() + allowed));
         let text = match reply {
-            Ok((text, _)) => text,
+            Ok((text, took)) => {
+                if let Some(clock) = clock.as_mut() {
+                    if !clock.charge(mover, took) {
+                        return Ok((loss, Some((mover, Fault::TimeForfeit))));
+                    }
+                }
+                text
+            }
             Err(ClientError::Timeout { .. } | ClientError::Eof | ClientError::Write(_)) => {
                 return Ok((loss, Some((mover, Fault::CrashOrNoReply))))
             }
@@ -376,6 +407,7 @@ impl Pair {
                 side.engine = None;
                 match fault {
                     Fault::Illegal => faults.illegal += 1,
+                    Fault::TimeForfeit => faults.forfeits += 1,
                     Fault::CrashOrNoReply => faults.crashes += 1,
                 }
             }
@@ -418,6 +450,7 @@ impl Shared<'_> {
     fn record(&mut self, p: &Perturbation, result: i32, faults: Faults, pairs: u64) {
         self.tuner.update(p, result);
         self.faults.illegal += faults.illegal;
+        self.faults.forfeits += faults.forfeits;
         self.faults.crashes += faults.crashes;
         // Two games: +2 is two wins, +1 a win and a draw, 0 two draws or one each way.
         let (w, d, l) = match result {

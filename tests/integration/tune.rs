@@ -108,4 +108,25 @@ fn params_prints_a_line_per_search_parameter_and_spsa_refuses_a_plain_build() {
         .unwrap();
     assert_eq!(run.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&run.stderr).contains("--r-end"));
+
+    // Games on the clock or at fixed nodes, not both; a clock it cannot read is refused.
+    for (args, says) in [
+        (
+            &["--tc", "1+0.01", "--nodes", "500"][..],
+            "cannot be used with",
+        ),
+        (&["--tc", "fast"][..], "is not a time control"),
+    ] {
+        let run = Command::new(KESTREL)
+            .args(["spsa", "--engine", KESTREL])
+            .args(args)
+            .arg("--out")
+            .arg(&log)
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(!log.exists());
+    }
 }
