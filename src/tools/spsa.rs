@@ -13,12 +13,12 @@
 //! r_k = a_k / c_k²                               (r_N = r_end)
 //! ```
 //!
-//! Games are played at a fixed node count, so a run's outcome does not depend on what else
-//! the machine does; or, with a time control (`--tc`), on clocks, which is what the values
-//! are for (a fixed-node tune can favour numbers that lose at a real clock: see
-//! docs/measurements.md). Each finished pair is a line of the log (`pair K result R values …`);
-//! run again with the same log, the tuner resumes after its last line: the log alone holds
-//! the state, as a data run's does.
+//! Games are played at a fixed node count (`--nodes`), so that a run's outcome does not
+//! depend on what else the machine does, or on the clock (`--tc`), the way the tuned numbers
+//! will be used: a fixed-node tune can favour numbers that lose at a real clock
+//! (docs/measurements.md). Each finished pair is a line of the log (`pair K result R values
+//! …`); run again with the same log, the tuner resumes after its last line: the log alone
+//! holds the state, as a data run's does.
 
 use crate::chess::{Color, Position};
 use crate::game::{Game, GameResult};
@@ -306,8 +306,8 @@ enum Fault {
     CrashOrNoReply,
 }
 
-/// Plays one game at fixed nodes or on the clock; `sides[0]` has White. The result, and the side at fault
-/// if one made a fault.
+/// Plays one game at fixed nodes or on the clock; `sides[0]` has White. The result, and the
+/// side at fault if one made a fault.
 fn play_game(
     sides: [&mut Side; 2],
     values: [&[i32]; 2],
@@ -472,9 +472,12 @@ impl Shared<'_> {
             let rate = (done - self.resumed_at) as f64 / minutes.max(1e-9);
             let moved = moved_summary(&self.tuner.values);
             let [w, d, l] = self.wdl;
+            let f = self.faults;
             let _ = writeln!(
                 self.out,
-                "spsa: pair {done}/{pairs}, {rate:.1} pairs/min, + {w}-{d}-{l} -, {moved}"
+                "spsa: pair {done}/{pairs}, {rate:.1} pairs/min, + {w}-{d}-{l} -, \
+                 faults {}/{}/{}, {moved}",
+                f.illegal, f.forfeits, f.crashes
             );
         }
     }
