@@ -1,6 +1,7 @@
-//! The chess clock of a game the tools play between UCI child processes (`spsa --tc`): each
+//! The chess clock of a game the tools play between UCI child processes: each
 //! side's time left, the `go` command that hands both clocks to the side to move, and the
-//! charge of a move's thinking time, which flags a side that went too far below zero.
+//! charge of a move's thinking time, which flags a side that went too far below zero. Both
+//! `spsa --tc` and `calibrate` play on it.
 
 use crate::chess::Color;
 use crate::tools::calibrate::TimeControl;

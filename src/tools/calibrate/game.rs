@@ -5,6 +5,7 @@
 use super::{CalibrateError, Config, Player};
 use crate::chess::{Color, Move, Position};
 use crate::game::{Game, GameResult};
+use crate::tools::game_clock::GameClock;
 use crate::tools::uci_client::{self, ClientError, UciEngine};
 use std::time::{Duration, Instant};
 
@@ -152,11 +153,6 @@ fn colour_name(color: Color) -> &'static str {
     }
 }
 
-/// Milliseconds for `go`, never below zero.
-fn millis(seconds: f64) -> u64 {
-    (seconds * 1000.0).round().max(0.0) as u64
-}
-
 /// Plays game `index` from `start`, Kestrel with `kestrel`'s colour.
 pub(super) fn play_game(
     seats: &mut [Seat; 2],
@@ -200,10 +196,7 @@ fn play_moves(
     config: &Config,
     side_of: impl Fn(Color) -> usize,
 ) {
-    let tc = config.time_control;
-    let mut clocks = [tc.base; 2];
-    let clock = |c: Color| if c == Color::White { 0 } else { 1 };
-    let inc = millis(tc.increment);
+    let mut clock = GameClock::new(config.time_control, config.margin);
     let start_fen = played.start.to_fen();
     let mut game = Game::new(played.start);
     let mut moves_text = String::new();
@@ -221,19 +214,14 @@ fn play_moves(
         let pos = *game.position();
         let mover = pos.side_to_move();
         let side = side_of(mover);
-        let left = clocks[clock(mover)];
         let engine = seats[side].engine.as_mut().expect("started for the game");
         let position = if moves_text.is_empty() {
             format!("position fen {start_fen}")
         } else {
             format!("position fen {start_fen} moves{moves_text}")
         };
-        let go = format!(
-            "go wtime {} btime {} winc {inc} binc {inc}",
-            millis(clocks[0]),
-            millis(clocks[1])
-        );
-        let deadline = Instant::now() + Duration::from_secs_f64(left.max(0.0)) + REPLY_GRACE;
+        let go = clock.go();
+        let deadline = Instant::now() + clock.allowed(mover) + REPLY_GRACE;
         let reply = engine
             .send(&position)
             .and_then(|()| engine.go(&go, deadline));
@@ -254,13 +242,11 @@ fn play_moves(
         if side == KESTREL {
             played.think.push(took);
         }
-        clocks[clock(mover)] -= took.as_secs_f64();
-        if clocks[clock(mover)] < -config.margin {
+        if !clock.charge(mover, took) {
             let reason = format!("{} loses on time", colour_name(mover));
             played.forfeit(mover, side, Fault::TimeForfeit, reason);
             break;
         }
-        clocks[clock(mover)] += tc.increment;
         // Coordinate text only (the protocol's), then legal in this position.
         let legal = (4..=5).contains(&text.len()) && text.is_ascii();
         match pos.parse_coordinate(&text).ok().filter(|_| legal) {
