@@ -10,7 +10,7 @@
 use super::history::{History, PieceTo, PieceToTable};
 use super::see::{see_ge, SEE_VALUE};
 use crate::chess::moves::MAX_MOVES;
-use crate::chess::{Move, MoveList, Piece, Position, Role};
+use crate::chess::{CheckSquares, Move, MoveList, Piece, Position, Role};
 use std::mem::MaybeUninit;
 
 /// Ordering score bands: each kind of move sorts ahead of the next.
@@ -90,6 +90,9 @@ pub struct MovePicker {
     quiet_next: usize,
     /// Skip quiet moves (quiescence, or the search decided the rest are futile).
     skip_quiets: bool,
+    /// Late-move pruning has begun: of the quiet moves still to come, only checks are
+    /// searched (the search need not look at the rest, which it would prune).
+    quiet_checks_only: Option<CheckSquares>,
 }
 
 /// A picked move and its ordering score (its band tells the search what kind it is).
@@ -122,12 +125,26 @@ impl MovePicker {
             quiet_scores: Scores::new(),
             quiet_next: 0,
             skip_quiets: noisy_only,
+            quiet_checks_only: None,
         }
     }
 
     /// From now on, no more quiet moves.
     pub fn skip_quiets(&mut self) {
         self.skip_quiets = true;
+    }
+
+    /// From now on, only quiet moves that give check (`squares`: the position's
+    /// `check_squares`); captures and promotions as before.
+    pub fn only_quiet_checks(&mut self, squares: CheckSquares) {
+        self.quiet_checks_only = Some(squares);
+    }
+
+    /// Whether a quiet move is still wanted.
+    #[inline(always)]
+    fn wanted_quiet(&self, pos: &Position, mv: Move) -> bool {
+        self.quiet_checks_only
+            .is_none_or(|squares| pos.gives_check_with(&squares, mv))
     }
 
     fn quiet_list(&mut self, pos: &Position) -> &MoveList {
@@ -140,7 +157,10 @@ impl MovePicker {
 
     /// Whether `mv` is a legal quiet move here that no earlier stage has given.
     fn fresh_quiet(&mut self, pos: &Position, mv: Move) -> bool {
-        !mv.is_none() && mv != self.ctx.tt_move && self.quiet_list(pos).contains(mv)
+        !mv.is_none()
+            && mv != self.ctx.tt_move
+            && self.quiet_list(pos).contains(mv)
+            && self.wanted_quiet(pos, mv)
     }
 
     pub fn next(&mut self, pos: &Position, history: &History) -> Option<Pick> {
@@ -244,6 +264,11 @@ impl MovePicker {
                         self.quiet_next += 1;
                         if scores[i] == i32::MIN {
                             continue;
+                        }
+                        if let Some(squares) = self.quiet_checks_only {
+                            if !pos.gives_check_with(&squares, quiets[i]) {
+                                continue;
+                            }
                         }
                         return Some(Pick {
                             mv: quiets[i],
@@ -457,5 +482,61 @@ mod tests {
                 assert_eq!(seen, noisy.iter().copied().collect(), "{fen}: noisy only");
             }
         }
+    }
+
+    /// Once told that only quiet checks are wanted (after the k-th pick, for every k > 0: the
+    /// search tells it only after a move was searched), the picker gives the moves of the
+    /// full order minus the quiet moves that do not check, in the same order: the search
+    /// skips nothing it would have searched.
+    #[test]
+    fn only_quiet_checks_drops_exactly_the_quiet_moves_that_do_not_check() {
+        let fens = [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5Q2/PPPP1PPP/RNB1K1NR w KQkq - 2 3",
+            "4k3/8/8/3N4/8/8/3R4/R3K2R w KQ - 0 1",
+        ];
+        let history = History::default();
+        let mut quiet_checks = 0;
+        for fen in fens {
+            let pos = Position::from_fen(fen).unwrap();
+            let legal: Vec<Move> = pos.legal_moves().to_vec();
+            let ctx = || Context {
+                tt_move: legal[0],
+                killers: [legal[1], legal[2]],
+                counter: legal[3],
+                earlier: [None, None],
+            };
+            let mut full = Vec::new();
+            let mut picker = MovePicker::new(ctx(), false);
+            while let Some(p) = picker.next(&pos, &history) {
+                full.push(p.mv);
+            }
+            let squares = pos.check_squares();
+            quiet_checks += full
+                .iter()
+                .filter(|&&m| is_quiet(&pos, m) && pos.gives_check(m))
+                .count();
+            for k in 1..full.len() {
+                let mut picker = MovePicker::new(ctx(), false);
+                let mut seen = Vec::new();
+                while let Some(p) = picker.next(&pos, &history) {
+                    seen.push(p.mv);
+                    if seen.len() == k {
+                        picker.only_quiet_checks(squares);
+                    }
+                }
+                let expected: Vec<Move> = full
+                    .iter()
+                    .enumerate()
+                    .filter(|&(i, &m)| i < k || !is_quiet(&pos, m) || pos.gives_check(m))
+                    .map(|(_, &m)| m)
+                    .collect();
+                assert_eq!(seen, expected, "{fen}: told after {k} picks");
+            }
+        }
+        assert!(
+            quiet_checks >= 4,
+            "the positions must offer quiet checks to keep"
+        );
     }
 }

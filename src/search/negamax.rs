@@ -134,6 +134,17 @@ struct ThisMove {
     extension: i32,
 }
 
+/// What per-move pruning decided about a move.
+enum Pruning {
+    /// Search it.
+    None,
+    /// Skip it.
+    Move,
+    /// Late-move pruning: skip it and every later quiet move that does not give check (it
+    /// holds for them all: the count of quiet moves searched only grows).
+    LateQuiets,
+}
+
 /// Mate distance pruning: no line here can beat a mate already found nearer the root.
 /// Narrows the window; returns the node's score when nothing is left of it.
 #[inline(always)]
@@ -334,8 +345,13 @@ impl Worker {
                 searched_before: moves.searched,
                 extension: 0,
             };
-            if self.prunes_move(pos, &node, &evals, &this, &moves, has_pieces) {
-                continue;
+            match self.prunes_move(pos, &node, &evals, &this, &moves, has_pieces) {
+                Pruning::None => {}
+                Pruning::Move => continue,
+                Pruning::LateQuiets => {
+                    picker.only_quiet_checks(check_squares);
+                    continue;
+                }
             }
             this.extension = match self.singular_extension(pos, &node, tt_hit, tt_move, mv, hook) {
                 ControlFlow::Continue(extension) => extension,
@@ -577,7 +593,7 @@ impl Worker {
 
     /// Per-move pruning, before making the move: at low depth, with a move already
     /// searched and no mate against us to defend, late and hopeless moves are skipped
-    /// (late-move, futility and SEE pruning). True when `this` is skipped.
+    /// (late-move, futility and SEE pruning).
     #[inline(always)]
     fn prunes_move(
         &self,
@@ -587,7 +603,7 @@ impl Worker {
         this: &ThisMove,
         moves: &MoveLoop,
         has_pieces: bool,
-    ) -> bool {
+    ) -> Pruning {
         if moves.best_score > -MATE_BOUND && has_pieces && !self.full_width {
             let (depth, mv) = (node.depth, this.mv);
             if this.quiet {
@@ -597,7 +613,7 @@ impl Worker {
                 if !node.in_check && !this.gives_check {
                     let late = (params::lmp_base() + depth * depth) / (2 - evals.improving as i32);
                     if depth <= params::lmp_max_depth() && moves.quiet_count as i32 >= late {
-                        return true;
+                        return Pruning::LateQuiets;
                     }
                     if lmr_depth <= params::futility_max_depth()
                         && evals.eval
@@ -605,22 +621,22 @@ impl Worker {
                             + params::futility_per_depth() * lmr_depth
                             <= node.alpha
                     {
-                        return true;
+                        return Pruning::Move;
                     }
                 }
                 if lmr_depth <= params::futility_max_depth()
                     && !see_ge(pos, mv, -params::see_quiet_margin() * lmr_depth * lmr_depth)
                 {
-                    return true;
+                    return Pruning::Move;
                 }
             } else if depth <= params::see_noisy_max_depth()
                 && this.order < ORDER_KILLER
                 && !see_ge(pos, mv, -params::see_noisy_margin() * depth)
             {
-                return true;
+                return Pruning::Move;
             }
         }
-        false
+        Pruning::None
     }
 
     /// Singular extension: if every other move falls well short of the hash move's score,
