@@ -140,13 +140,6 @@ impl MovePicker {
         self.quiet_checks_only = Some(squares);
     }
 
-    /// Whether a quiet move is still wanted.
-    #[inline(always)]
-    fn wanted_quiet(&self, pos: &Position, mv: Move) -> bool {
-        self.quiet_checks_only
-            .is_none_or(|squares| pos.gives_check_with(&squares, mv))
-    }
-
     fn quiet_list(&mut self, pos: &Position) -> &MoveList {
         if !self.quiets_generated {
             pos.generate::<_, false, true>(&mut self.quiets);
@@ -160,7 +153,7 @@ impl MovePicker {
         !mv.is_none()
             && mv != self.ctx.tt_move
             && self.quiet_list(pos).contains(mv)
-            && self.wanted_quiet(pos, mv)
+            && wanted_quiet(self.quiet_checks_only, pos, mv)
     }
 
     pub fn next(&mut self, pos: &Position, history: &History) -> Option<Pick> {
@@ -256,19 +249,15 @@ impl MovePicker {
                     if self.quiet_next == 0 {
                         self.score_quiets(pos, history);
                     }
+                    let only_checks = self.quiet_checks_only;
                     let quiets = &mut self.quiets;
                     let scores = self.quiet_scores.as_mut_slice();
                     while self.quiet_next < quiets.len() {
                         let i = self.quiet_next;
                         select(quiets, scores, i);
                         self.quiet_next += 1;
-                        if scores[i] == i32::MIN {
+                        if scores[i] == i32::MIN || !wanted_quiet(only_checks, pos, quiets[i]) {
                             continue;
-                        }
-                        if let Some(squares) = self.quiet_checks_only {
-                            if !pos.gives_check_with(&squares, quiets[i]) {
-                                continue;
-                            }
                         }
                         return Some(Pick {
                             mv: quiets[i],
@@ -314,6 +303,13 @@ impl MovePicker {
             });
         }
     }
+}
+
+/// Whether a quiet move is still wanted: every one, or with `only_checks` (the position's
+/// check squares, once late-move pruning has begun) only those that give check.
+#[inline(always)]
+fn wanted_quiet(only_checks: Option<CheckSquares>, pos: &Position, mv: Move) -> bool {
+    only_checks.is_none_or(|squares| pos.gives_check_with(&squares, mv))
 }
 
 /// Moves the highest-scored move from `i` on to position `i` (one step of selection sort;
