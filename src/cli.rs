@@ -56,6 +56,11 @@ pub enum Command {
     /// score | result`, White's view, or bullet's 32-byte records). The same seed writes the
     /// same file for any thread count.
     Datagen(DatagenArgs),
+    /// Search training positions (`FEN | score | result` lines) again at a larger node count
+    /// and write them with the new score: deeper labels for data already made, without
+    /// playing its games again. The output is the same for any thread count; a stopped run
+    /// resumes from the `next line` of its last progress line.
+    Rescore(RescoreArgs),
     /// Pack text training data (`FEN | score | result` lines) into 32-byte bullet records,
     /// for `train` or the bullet trainer; or turn a PGN of games cutechess-cli wrote (an
     /// OpenBench DATAGEN PGN) into training data, from the scores in its move comments.
@@ -230,6 +235,36 @@ pub struct DatagenArgs {
     pub format: kestrel::tools::training_data::DataFormat,
     /// Play with this net file instead of the embedded net (a candidate making data before
     /// it is embedded).
+    #[arg(long, value_name = "FILE")]
+    pub eval_file: Option<PathBuf>,
+}
+
+/// `kestrel rescore`.
+#[derive(Args)]
+pub struct RescoreArgs {
+    /// Text data to rescore (`FEN | score | result` lines, White's view).
+    #[arg(long, value_name = "FILE")]
+    pub data: PathBuf,
+    /// Where to write the rescored lines (appended to if it exists).
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// Nodes per position (the hard limit).
+    #[arg(long, default_value_t = 20000, value_parser = clap::value_parser!(u64).range(100..))]
+    pub nodes: u64,
+    /// Searching threads (one position each).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub threads: u32,
+    /// The first input line to rescore, from 0: resumes a stopped run (same settings, same
+    /// --out) from the "next line" its last progress line names.
+    #[arg(long, default_value_t = 0)]
+    pub first_line: u64,
+    /// Stop before this input line (default: the end of the input).
+    #[arg(long)]
+    pub end_line: Option<u64>,
+    /// Hash table per thread, MB.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub hash: u64,
+    /// Search with this net file instead of the embedded net.
     #[arg(long, value_name = "FILE")]
     pub eval_file: Option<PathBuf>,
 }

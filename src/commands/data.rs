@@ -1,7 +1,7 @@
 //! `kestrel datagen` and `kestrel convert`: training data from self-play, and between formats.
 
 use super::{usage, CliError, CliResult};
-use crate::cli::{ConvertArgs, DatagenArgs, WdlFitArgs};
+use crate::cli::{ConvertArgs, DatagenArgs, RescoreArgs, WdlFitArgs};
 use kestrel::chess::Position;
 use std::time::Instant;
 
@@ -13,6 +13,16 @@ pub fn read_openings(path: &std::path::Path) -> Result<Vec<Position>, String> {
 /// The openings of `--openings`, if given (none: the tool's own default).
 pub fn openings_of(path: Option<&std::path::Path>) -> Result<Vec<Position>, CliError> {
     path.map_or(Ok(Vec::new()), |path| read_openings(path).map_err(usage))
+}
+
+/// A writer appending to `out` (a run resumed adds to its file), created if need be.
+fn append_to(out: &std::path::Path) -> Result<std::io::BufWriter<std::fs::File>, CliError> {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(out)
+        .map(std::io::BufWriter::new)
+        .map_err(|e| usage(format!("cannot open {}: {e}", out.display())))
 }
 
 pub fn datagen(args: DatagenArgs) -> CliResult {
@@ -43,12 +53,7 @@ pub fn datagen(args: DatagenArgs) -> CliResult {
         net,
     };
     let out = &args.out;
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(out)
-        .map_err(|e| usage(format!("cannot open {}: {e}", out.display())))?;
-    let mut writer = std::io::BufWriter::new(file);
+    let mut writer = append_to(out)?;
     let every = std::time::Duration::from_secs(10);
     let summary = kestrel::tools::datagen::run(&config, &mut writer, &mut std::io::stderr(), every)
         .map_err(|e| CliError::Failed(format!("writing {}: {e}", out.display())))?;
@@ -59,6 +64,61 @@ pub fn datagen(args: DatagenArgs) -> CliResult {
         out.display(),
         summary.elapsed.as_secs_f64()
     );
+    Ok(())
+}
+
+pub fn rescore(args: &RescoreArgs) -> CliResult {
+    if args.end_line.is_some_and(|end| end <= args.first_line) {
+        return Err(usage(format!(
+            "--end-line must be above --first-line {}",
+            args.first_line
+        )));
+    }
+    let config = kestrel::tools::rescore::Config {
+        nodes: args.nodes,
+        threads: args.threads as usize,
+        hash_mb: args.hash as usize,
+        first_line: args.first_line,
+        end_line: args.end_line,
+        net: super::net_file(args.eval_file.as_deref())?,
+    };
+    let (data, out) = (&args.data, &args.out);
+    let same = std::fs::canonicalize(data)
+        .ok()
+        .is_some_and(|data| std::fs::canonicalize(out).is_ok_and(|out| out == data));
+    if same {
+        return Err(usage("--out must not be the --data file"));
+    }
+    let mut input = std::fs::File::open(data)
+        .map(std::io::BufReader::new)
+        .map_err(|e| usage(format!("cannot read {}: {e}", data.display())))?;
+    let mut writer = append_to(out)?;
+    let every = std::time::Duration::from_secs(10);
+    let summary = kestrel::tools::rescore::run(
+        &config,
+        &mut input,
+        &mut writer,
+        &mut std::io::stderr(),
+        every,
+    )
+    .map_err(|e| {
+        CliError::Failed(format!(
+            "rescoring {} to {}: {e}",
+            data.display(),
+            out.display()
+        ))
+    })?;
+    for (line, why) in &summary.errors {
+        eprintln!("{}:{line}: left out: {why}", data.display());
+    }
+    eprintln!("{}", summary.line());
+    if summary.lines == 0 {
+        return Err(CliError::Failed(format!(
+            "no line of {} from line {} on",
+            data.display(),
+            args.first_line
+        )));
+    }
     Ok(())
 }
 

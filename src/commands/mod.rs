@@ -104,6 +104,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Bench(args) => search::bench(args),
         Command::Epd(args) => search::epd(&args),
         Command::Datagen(args) => data::datagen(args),
+        Command::Rescore(args) => data::rescore(&args),
         Command::Convert(args) => data::convert(&args),
         Command::WdlFit(args) => data::wdl_fit(&args),
         Command::Train(args) => train::train(args),

@@ -5,6 +5,7 @@
 //! * `bench`: the fixed search whose node count is the search's signature (`kestrel bench`).
 //! * `epd`: EPD test suites, read and run (`kestrel epd`).
 //! * `datagen`: self-play games written as training data (`kestrel datagen`).
+//! * `rescore`: training positions searched again deeper, their scores replaced (`kestrel rescore`).
 //! * `genfens`: opening positions for OpenBench's workloads (the `genfens` command).
 //! * `training_data`: the 32-byte binary training record (bullet's layout) and text lines packed into it.
 //! * `train`: the NNUE trainer: a perspective net on those records, written as net files
@@ -37,6 +38,7 @@ pub mod mates;
 pub mod perft;
 pub mod pgn;
 pub mod pgn_data;
+pub mod rescore;
 pub mod spsa;
 pub mod train;
 pub mod training_data;

@@ -1,6 +1,6 @@
-//! `kestrel convert` and `kestrel datagen` through the binary: text data in, 32-byte training
-//! records out; a stopped datagen run resumed from its next game; a net chosen by file; bad
-//! ranges refused.
+//! `kestrel convert`, `kestrel datagen` and `kestrel rescore` through the binary: text data
+//! in, 32-byte training records out; a stopped datagen run resumed from its next game and a
+//! rescore from its next line; a net chosen by file; bad ranges refused.
 
 use crate::common::{self, *};
 
@@ -254,6 +254,90 @@ fn datagen_resumes_from_the_next_game_and_refuses_a_bad_range() {
         assert!(!ok && said.contains(why), "{said}");
         assert!(!bad.exists(), "nothing is written");
     }
+}
+
+/// `kestrel rescore` keeps each line's position and result, gives it its own search's score,
+/// writes the same lines when stopped at a block's end and resumed from the "next line" it
+/// names, and refuses to write over its input.
+#[test]
+fn rescore_resumes_from_the_next_line_and_refuses_its_own_input() {
+    let scratch = ScratchDir::new("data-rescore");
+    let sample = include_str!("../data/selfplay-sample.txt");
+    let input = scratch.path("rescore-in.txt");
+    // Two copies: more than one block of 256 lines.
+    std::fs::write(&input, format!("{sample}{sample}")).unwrap();
+    let lines = 2 * sample.lines().count();
+    let (whole, parts) = (scratch.path("whole.txt"), scratch.path("parts.txt"));
+    let run = |range: &[&str], out: &PathBuf| {
+        let (ok, said) = kestrel(
+            &[
+                &["rescore", "--data", input.to_str().unwrap()],
+                range,
+                &[
+                    "--nodes",
+                    "300",
+                    "--threads",
+                    "2",
+                    "--out",
+                    out.to_str().unwrap(),
+                ],
+            ]
+            .concat(),
+        );
+        assert!(ok, "{said}");
+        said
+    };
+    let said = run(&[], &whole);
+    assert!(
+        said.contains(&format!("{lines} lines (next line {lines})")),
+        "{said}"
+    );
+    let said = run(&["--end-line", "256"], &parts);
+    assert!(said.contains("256 lines (next line 256)"), "{said}");
+    let said = run(&["--first-line", "256"], &parts);
+    assert!(said.contains(&format!("(next line {lines})")), "{said}");
+    let whole_text = std::fs::read_to_string(&whole).unwrap();
+    assert_eq!(std::fs::read_to_string(&parts).unwrap(), whole_text);
+    let input_lines: Vec<&str> = sample.lines().chain(sample.lines()).collect();
+    let mut changed = 0;
+    let mut inputs = input_lines.iter();
+    for line in whole_text.lines() {
+        let (fen, rest) = line.split_once(" | ").unwrap();
+        // Lines whose new score is a mate are left out; the rest keep their order.
+        let old = inputs.find(|old| old.starts_with(fen)).expect(line);
+        let (old_score, old_result) = old[fen.len() + 3..].split_once(" | ").unwrap();
+        let (score, result) = rest.split_once(" | ").unwrap();
+        assert_eq!(result, old_result, "{line}");
+        changed += usize::from(score != old_score);
+    }
+    assert!(whole_text.lines().count() + 4 >= lines, "{whole_text}");
+    assert!(changed * 2 > lines, "{changed} of {lines} scores changed");
+
+    let (ok, said) = kestrel(&[
+        "rescore",
+        "--data",
+        input.to_str().unwrap(),
+        "--out",
+        input.to_str().unwrap(),
+    ]);
+    assert!(
+        !ok && said.contains("--out must not be the --data file"),
+        "{said}"
+    );
+    let bad = scratch.path("refused.txt");
+    let (ok, said) = kestrel(&[
+        "rescore",
+        "--data",
+        input.to_str().unwrap(),
+        "--first-line",
+        "9",
+        "--end-line",
+        "9",
+        "--out",
+        bad.to_str().unwrap(),
+    ]);
+    assert!(!ok && said.contains("--end-line must be above"), "{said}");
+    assert!(!bad.exists(), "nothing is written");
 }
 
 /// `--eval-file` plays with the named net: the embedded net's own bytes make the default
