@@ -88,7 +88,7 @@ pub struct MovePicker {
     quiets_generated: bool,
     quiet_scores: Scores,
     quiet_next: usize,
-    /// Skip quiet moves (quiescence, or the search decided the rest are futile).
+    /// No quiet moves at all (quiescence: `noisy_only`).
     skip_quiets: bool,
     /// Late-move pruning has begun: of the quiet moves still to come, only checks are
     /// searched (the search need not look at the rest, which it would prune).
@@ -127,11 +127,6 @@ impl MovePicker {
             skip_quiets: noisy_only,
             quiet_checks_only: None,
         }
-    }
-
-    /// From now on, no more quiet moves.
-    pub fn skip_quiets(&mut self) {
-        self.skip_quiets = true;
     }
 
     /// From now on, only quiet moves that give check (`squares`: the position's
