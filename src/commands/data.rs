@@ -1,4 +1,5 @@
-//! `kestrel datagen` and `kestrel convert`: training data from self-play, and between formats.
+//! `kestrel datagen`, `kestrel rescore` and `kestrel convert`: training data from self-play,
+//! searched again deeper, and between formats.
 
 use super::{usage, CliError, CliResult};
 use crate::cli::{ConvertArgs, DatagenArgs, RescoreArgs, WdlFitArgs};
