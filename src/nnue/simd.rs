@@ -224,17 +224,56 @@ mod x86 {
             ) {
                 let n = dst.len();
                 let w = weights.as_ptr();
-                let mut i = 0;
-                while i < n {
-                    let mut v = $load(src.as_ptr().add(i) as *const $vec);
-                    for f in adds.iter().map(|&f| usize::from(f)) {
-                        v = $add(v, $load(w.add(f * n + i) as *const $vec));
+                let column = |f: &u16| w.add(usize::from(*f) * n);
+                let (from, to) = (src.as_ptr(), dst.as_mut_ptr());
+                // The column counts of nearly every update get loops of their own: a quiet
+                // move (one piece in, one out), a capture (one in, two out), castling (two
+                // and two). The general loop pays for its inner loops in every block.
+                match (adds, subs) {
+                    ([a], [s]) => fixed(n, from, to, [column(a)], [column(s)]),
+                    ([a], [s, t]) => fixed(n, from, to, [column(a)], [column(s), column(t)]),
+                    ([a, b], [s, t]) => {
+                        fixed(n, from, to, [column(a), column(b)], [column(s), column(t)])
                     }
-                    for f in subs.iter().map(|&f| usize::from(f)) {
-                        v = $sub(v, $load(w.add(f * n + i) as *const $vec));
+                    _ => {
+                        let mut i = 0;
+                        while i < n {
+                            let mut v = $load(from.add(i) as *const $vec);
+                            for f in adds {
+                                v = $add(v, $load(column(f).add(i) as *const $vec));
+                            }
+                            for f in subs {
+                                v = $sub(v, $load(column(f).add(i) as *const $vec));
+                            }
+                            $store(to.add(i) as *mut $vec, v);
+                            i += $lanes;
+                        }
                     }
-                    $store(dst.as_mut_ptr().add(i) as *mut $vec, v);
-                    i += $lanes;
+                }
+
+                /// `to = from + Σ adds − Σ subs` over `n` lanes, the counts known when
+                /// compiled, so the column loops unroll.
+                #[target_feature(enable = $features)]
+                #[inline]
+                unsafe fn fixed<const A: usize, const S: usize>(
+                    n: usize,
+                    from: *const i16,
+                    to: *mut i16,
+                    adds: [*const i16; A],
+                    subs: [*const i16; S],
+                ) {
+                    let mut i = 0;
+                    while i < n {
+                        let mut v = $load(from.add(i) as *const $vec);
+                        for a in adds {
+                            v = $add(v, $load(a.add(i) as *const $vec));
+                        }
+                        for s in subs {
+                            v = $sub(v, $load(s.add(i) as *const $vec));
+                        }
+                        $store(to.add(i) as *mut $vec, v);
+                        i += $lanes;
+                    }
                 }
             }
 
